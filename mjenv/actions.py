@@ -1,0 +1,72 @@
+"""Flat action layouts, one ``Discrete(n)`` space per game, written as a commented sum.
+
+Blood battle (27 suited kinds, no 吃, 定缺)::
+
+    [ 0, 27)  discard kind k
+    [27, 54)  kong of kind k on one's own turn: 暗杠 if four are in hand, else 面下杠
+              (adding the 4th to one's 碰). Only four copies exist, so at most one of the
+              two is possible for a kind: one block of 27 instead of two.
+    54        碰 pong the discard
+    55        直杠 kong on the discard
+    56        胡 win (self-draw, or on the discard)
+    57        抢杠胡 rob the kong being added
+    58        pass (过)
+    [59, 62)  定缺 void suit m, p, s
+    = 62
+
+Joy Mahjong adds 吃 (three shapes: the claimed tile is the low, middle or high tile of the
+chow) and uses 34 kinds; it has no 定缺.
+"""
+
+from __future__ import annotations
+
+from . import tiles
+
+
+class ActionLayout:
+    """Offsets of each action block for a game's flat action space."""
+
+    def __init__(self, n_kinds: int, chow: bool, void: bool) -> None:
+        self.n_kinds = n_kinds
+        self.DISCARD = 0
+        self.KONG = n_kinds
+        nxt = 2 * n_kinds
+        self.CHOW = nxt if chow else -1  # CHOW + 0/1/2: claimed tile is low/mid/high
+        nxt += 3 if chow else 0
+        self.PONG, self.DIRECT_KONG, self.HU, self.ROB_KONG, self.PASS = range(nxt, nxt + 5)
+        nxt += 5
+        self.VOID = nxt if void else -1
+        self.n = nxt + (3 if void else 0)
+
+    def name(self, a: int) -> str:
+        """Human-readable name of action ``a``, e.g. ``discard 5m`` or ``pong``."""
+        if not 0 <= a < self.n:
+            raise ValueError(f"action {a} is outside the action space [0, {self.n})")
+        if a < self.KONG:
+            return f"discard {tiles.name(a)}"
+        if a < 2 * self.n_kinds:
+            return f"kong {tiles.name(a - self.KONG)}"
+        if self.CHOW >= 0 and self.CHOW <= a < self.CHOW + 3:
+            return ("chow low", "chow mid", "chow high")[a - self.CHOW]
+        fixed = {self.PONG: "pong", self.DIRECT_KONG: "kong on discard", self.HU: "hu",
+                 self.ROB_KONG: "rob kong", self.PASS: "pass"}
+        if a in fixed:
+            return fixed[a]
+        return f"void {tiles.SUITS[a - self.VOID]}"
+
+    def name_zh(self, a: int) -> str:
+        """Chinese name of action ``a``, e.g. ``打 五万`` or ``碰``."""
+        if a < self.KONG:
+            return f"打 {tiles.name_zh(a)}"
+        if a < 2 * self.n_kinds:
+            return f"杠 {tiles.name_zh(a - self.KONG)}"
+        if self.CHOW >= 0 and self.CHOW <= a < self.CHOW + 3:
+            return ("吃 (低)", "吃 (中)", "吃 (高)")[a - self.CHOW]
+        fixed = {self.PONG: "碰", self.DIRECT_KONG: "直杠", self.HU: "胡",
+                 self.ROB_KONG: "抢杠胡", self.PASS: "过"}
+        if a in fixed:
+            return fixed[a]
+        return f"定缺 {tiles.SUIT_NAMES_ZH[a - self.VOID]}"
+
+
+BLOOD_BATTLE = ActionLayout(tiles.N_SUIT_KINDS, chow=False, void=True)

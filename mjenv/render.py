@@ -1,0 +1,46 @@
+"""Text rendering of a table for people: Chinese names or Unicode glyphs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import tiles
+
+SEAT_WINDS = ("东", "南", "西", "北")
+
+
+def _tiles(kinds: list[int], style: str) -> str:
+    return tiles.show(kinds, style) if kinds else "-"
+
+
+def _meld(m: Any, style: str) -> str:
+    label = {"pong": "碰", "kong": "直杠", "addkong": "面下杠", "ankan": "暗杠", "chow": "吃"}[m.kind]
+    return f"[{label} {_tiles(m.kinds(), style)}]"
+
+
+def render_table(g: Any, style: str = "zh") -> str:
+    """The whole table, every hand face up: for watching and debugging, not an observation."""
+    lines = [f"wall {g.wall_count}  phase {g.phase}  dealer player_{g.dealer}"]
+    for s in range(4):
+        marks = []
+        if s == g.dealer:
+            marks.append("庄")
+        if g.void[s] >= 0:
+            marks.append("缺" + tiles.SUIT_NAMES_ZH[g.void[s]])
+        if g.won[s]:
+            marks.append("胡")
+        if s == g.current_player:
+            marks.append("<- to act")
+        hand = tiles.from_counts(g.hands[s])
+        melds = " ".join(_meld(m, style) for m in g.melds[s])
+        lines.append(f"player_{s} {' '.join(marks)}  beans {g.beans[s]:+d}")
+        lines.append(f"  hand  {_tiles(hand, style)} {melds}".rstrip())
+        name = tiles.name_zh if style == "zh" else tiles.glyph
+        lines.append(f"  river {' '.join(name(k) for k in g.rivers[s]) or '-'}")  # in discard order
+    for win in g.wins:
+        names = " ".join(f"{f.name}{f.fan}" for f in win.score.fans)
+        src = "自摸" if win.source is None else f"player_{win.source} 点炮"
+        lines.append(f"胡 player_{win.seat} on {tiles.name_zh(win.tile)} ({src}): {names} X={win.score.X}")
+    if g.over:
+        lines.append(f"hand over ({g.end_reason}); beans {g.beans}")
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""PettingZoo conformance, hidden information and bad input for blood_battle_v0."""
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from mjenv import blood_battle_v0
+from mjenv.engine.blood_battle import IllegalActionError
+
+PRESETS = ["happy", "qq"]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_api(preset):
+    api_test(blood_battle_v0.env(preset=preset), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_api_classic_match(preset):
+    api_test(blood_battle_v0.env(preset=preset, mode="classic", match_hands=3), num_cycles=500)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_seed(preset):
+    seed_test(lambda: blood_battle_v0.env(preset=preset), num_cycles=300)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_render(preset):
+    render_test(lambda render_mode=None: blood_battle_v0.env(preset=preset, render_mode=render_mode))
+
+
+def test_registry_make():
+    if not hasattr(pettingzoo, "make"):
+        pytest.fail("this PettingZoo has no registry; the test pins pettingzoo>=1.27")
+    e = pettingzoo.make("aec", "mjenv/blood_battle_v0", preset="qq")
+    e.reset(seed=1)
+    assert e.unwrapped.rules.direct_kong_units == 1
+
+
+def test_spaces_are_stable_and_mask_is_int8():
+    e = blood_battle_v0.raw_env()
+    e.reset(seed=3)
+    assert e.observation_space("player_0") is e.observation_space("player_0")
+    assert e.action_space("player_1") is e.action_space("player_2")
+    obs = e.observe(e.agent_selection)
+    assert obs["action_mask"].dtype == np.int8
+    assert e.observation_space("player_0").contains(obs)
+    assert obs is not e.observe(e.agent_selection)  # a fresh dict every call
+
+
+def _play_until(e, pred, rng):
+    while not pred(e):
+        mask = e.observe(e.agent_selection)["action_mask"]
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_void_choices_hidden_until_all_chose():
+    obs = []
+    for suit in (0, 1):
+        e = blood_battle_v0.raw_env()
+        e.reset(seed=11)
+        first = e.agent_selection
+        e.step(blood_battle_v0.LAYOUT.VOID + suit)
+        obs.append(e.observe(e.agent_selection)["observation"])
+        assert e.agent_selection != first
+    np.testing.assert_array_equal(obs[0], obs[1])
+
+
+def test_hidden_tiles_do_not_leak():
+    """Two states differing only in another seat's concealed tiles look the same to a seat."""
+    rng = np.random.default_rng(0)
+    e = blood_battle_v0.raw_env()
+    e.reset(seed=5)
+    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[e.game.dealer]) >= 3, rng)
+    g = e.game
+    me = g.current_player
+    other = (me + 2) % 4
+    twin = g.clone()
+    # Swap one concealed tile of `other` with a different kind deep in the wall.
+    held = next(k for k in range(27) if twin.hands[other][k])
+    pos = next(i for i in range(twin.tail - 1, twin.head + 5, -1) if twin.wall[i] != held)
+    swapped = twin.wall[pos]
+    twin.hands[other][held] -= 1
+    twin.hands[other][swapped] += 1
+    twin.wall[pos] = held
+    assert not np.array_equal(e.observer.state(g), e.observer.state(twin))
+    for seat in range(4):
+        if seat != other:
+            np.testing.assert_array_equal(e.observer.observe(g, seat), e.observer.observe(twin, seat))
+    assert not np.array_equal(e.observer.observe(g, other), e.observer.observe(twin, other))
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    e = blood_battle_v0.raw_env()
+    e.reset(seed=2)
+    agent = e.agent_selection
+    before_obs = e.observe(agent)
+    before_state = e.state()
+    illegal = int(np.flatnonzero(before_obs["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match=r"illegal action .*legal: .*void"):
+        e.step(illegal)
+    with pytest.raises(IllegalActionError):
+        e.step(10_000)
+    assert e.agent_selection == agent
+    np.testing.assert_array_equal(e.state(), before_state)
+    np.testing.assert_array_equal(e.observe(agent)["observation"], before_obs["observation"])
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"preset": "nope"}, "preset"),
+    ({"cap_fann": 6}, "cap_fann"),
+    ({"cap_fan": "6"}, "cap_fan"),
+    ({"rake": -1}, "rake"),
+    ({"mode": "sprint"}, "mode"),
+    ({"gen_counts_kongs": 1}, "gen_counts_kongs"),
+    ({"render_mode": "rgb_array"}, "render_mode"),
+    ({"match_hands": 0}, "match_hands"),
+])
+def test_bad_options_fail_naming_the_field(kwargs, field):
+    with pytest.raises((ValueError, TypeError), match=field):
+        blood_battle_v0.env(**kwargs)
+
+
+def test_rules_file_and_override(tmp_path):
+    e = blood_battle_v0.raw_env(rules_file="configs/blood_battle_qq.yaml", cap_fan=8)
+    assert e.rules.self_draw_bonus == "add_base" and e.rules.cap_fan == 8
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: blood_battle\npreset: qq\nrules: {capfan: 3}\n")
+    with pytest.raises(ValueError, match="capfan"):
+        blood_battle_v0.raw_env(rules_file=str(bad))
+
+
+def test_action_names():
+    e = blood_battle_v0.raw_env()
+    assert e.action_name(4) == "discard 5m"
+    assert e.action_name(27 + 9) == "kong 1p"
+    assert e.action_name(54) == "pong"
+    assert e.action_name(59) == "void m"
+    with pytest.raises(ValueError):
+        e.action_name(62)
