@@ -209,7 +209,7 @@ def fmt(kinds: Iterable[int] | np.ndarray) -> str:
 
 def name(kind: int) -> str:
     """One tile in compact notation: ``5m``, ``E``, ``3f``."""
-    return fmt([kind])
+    return _NAMES[kind]
 
 
 def name_zh(kind: int) -> str:
@@ -234,3 +234,6 @@ def show(kinds: Iterable[int], style: str = "zh") -> str:
     f = name_zh if style == "zh" else glyph
     sep = " " if style == "zh" else ""
     return sep.join(f(k) for k in sorted(ks))
+
+
+_NAMES = [fmt([k]) for k in range(N_KINDS + N_FLOWERS)]

@@ -140,3 +140,28 @@ def test_action_names():
     assert e.action_name(59) == "void m"
     with pytest.raises(ValueError):
         e.action_name(62)
+
+
+def test_observation_planes_decode_to_the_game():
+    """Named plane ranges hold what they claim, seat-relative (self, +1, +2, +3)."""
+    rng = np.random.default_rng(4)
+    e = blood_battle_v0.raw_env(room_coefficient=5)
+    e.reset(seed=9)
+    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[0]) >= 6, rng)
+    g, v = e.game, e.observer.views
+    seat = g.current_player
+    obs = e.observe(e.agent_selection)["observation"]
+    np.testing.assert_array_equal(obs[v["hand"]].sum(axis=0), g.hands[seat][:27])
+    for r in range(4):
+        s = (seat + r) % 4
+        np.testing.assert_allclose(obs[v["river"]][r] * 4, np.bincount(g.rivers[s], minlength=27))
+        assert obs[v["recent"]][4 * r, g.rivers[s][-1]] == 1
+        np.testing.assert_array_equal(obs[v["void"]][r].nonzero()[0] // 9, [g.void[s]] * 9)
+        assert obs[v["dealer"]][r, 0] == (s == g.dealer)
+        assert obs[v["beans"]][r, 5] * e.observer.bean_scale == pytest.approx(g.beans[s])
+        assert obs[v["won"]][r, 0] == g.won[s]
+    assert obs[v["seat"]][seat].all() and obs[v["seat"]].sum() == 27
+    assert obs[v["phase"]][1].all() and obs[v["phase"]].sum() == 27  # turn
+    assert obs[v["wall"]][0, 0] == pytest.approx(g.wall_count / 108)
+    if g.drawn is not None:
+        assert obs[v["drawn"]][0, g.drawn] == 1

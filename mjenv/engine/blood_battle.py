@@ -19,6 +19,7 @@ from .. import tiles
 from ..actions import BLOOD_BATTLE as L
 from ..config import BloodBattleRules
 from ..melds import Meld
+from ..rules import beans as bean_rules
 from ..rules import shapes, sichuan
 
 N_SEATS = 4
@@ -79,6 +80,7 @@ class BloodBattleGame:
         self.head = 52
         self.melds: list[list[Meld]] = [[] for _ in range(N_SEATS)]
         self.rivers: list[list[int]] = [[] for _ in range(N_SEATS)]
+        self.river_counts = np.zeros((N_SEATS, tiles.N_KINDS), dtype=np.int8)  # for encoders
         self.won_tiles: list[list[int]] = [[] for _ in range(N_SEATS)]
         self.void = [-1] * N_SEATS
         self.won = [False] * N_SEATS
@@ -105,6 +107,7 @@ class BloodBattleGame:
         self.next_dealer = dealer
         self._delta = [0] * N_SEATS
         self._mask: np.ndarray | None = None
+        self._waits_cache: list[tuple[bytes, frozenset[int]] | None] = [None] * N_SEATS
         # Deal the dealer's 14th tile; it counts as drawn (天胡).
         self.drawn = self._draw_head(dealer)
 
@@ -192,13 +195,15 @@ class BloodBattleGame:
         """Whether seat s (holding 3n+1) wins on tile k: shape, no void tile (S2, S7)."""
         if self.won[s] or k // 9 == self.void[s] or self.holds_void(s):
             return False
-        hand = self.hands[s]
-        if hand[k] == 4:
-            return False
-        hand[k] += 1
-        ok = shapes.is_regular_win(hand) or (not self.melds[s] and shapes.is_seven_pairs(hand))
-        hand[k] -= 1
-        return ok
+        return k in self._waits(s)
+
+    def _waits(self, s: int) -> frozenset[int]:
+        """Winning tiles of seat s's 3n+1 hand, cached until that hand changes."""
+        key = bytes(self.hands[s])
+        cached = self._waits_cache[s]
+        if cached is None or cached[0] != key:
+            cached = self._waits_cache[s] = (key, frozenset(shapes.waits(self.hands[s])))
+        return cached[1]
 
     def _can_win_now(self, s: int) -> bool:
         """Whether seat s wins on its own 3n+2 hand (self-draw)."""
@@ -251,6 +256,7 @@ class BloodBattleGame:
         s = self.current_player
         self.hands[s][k] -= 1
         self.rivers[s].append(k)
+        self.river_counts[s, k] += 1
         self.discarded[s] = True
         self.kong_discard = self.last_kong if self.after_kong else None
         self.after_kong = False
@@ -284,7 +290,7 @@ class BloodBattleGame:
         k, src = self.claim_tile, self.claim_from
         winners = [s for s, a in self.answers.items() if a == L.HU]
         if winners:
-            self.rivers[src].pop()
+            self._take_discard(src, k)
             self.won_tiles[winners[0]].append(k)
             for w in winners:
                 first = not self.discarded[w] and not self.any_call
@@ -301,7 +307,7 @@ class BloodBattleGame:
         if caller is None:
             self._next_draw(src)
             return
-        self.rivers[src].pop()
+        self._take_discard(src, k)
         self.any_call = True
         if self.answers[caller] == L.PONG:
             self.hands[caller][k] -= 2
@@ -373,6 +379,11 @@ class BloodBattleGame:
 
     # ------------------------------------------------------------------ flow helpers
 
+    def _take_discard(self, src: int, k: int) -> None:
+        """A claimed discard leaves the river."""
+        self.rivers[src].pop()
+        self.river_counts[src, k] -= 1
+
     def _seats_after(self, s: int) -> list[int]:
         return [(s + 1) % 4, (s + 2) % 4, (s + 3) % 4]
 
@@ -420,7 +431,7 @@ class BloodBattleGame:
         """Move ``points``·N beans between two seats, at once (B1, B2)."""
         if points <= 0:
             return
-        beans = points * self.rules.room_coefficient
+        beans = bean_rules.beans_of(points, self.rules.room_coefficient)
         self.beans[payer] -= beans
         self.beans[payee] += beans
         self._delta[payer] -= beans

@@ -1,0 +1,129 @@
+"""Speed and memory benchmarks behind ``mjenv bench`` and ``bench/``.
+
+Random legal play with the observation built at every decision. Each figure is the median of
+``repeats`` runs; RLCard's ``mahjong`` (extra ``bench``) is measured in the same run, when it is
+installed, and the ratio printed. Not a timed test: numbers depend on the machine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+
+def _play_mjenv(make: Callable[[], Any], decisions: int, seed: int) -> tuple[int, float]:
+    """Play random legal actions for about ``decisions`` decisions; return (count, seconds)."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    done, hand = 0, 0
+    start = time.perf_counter()
+    while done < decisions:
+        env.reset(seed=seed + hand)
+        hand += 1
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            done += 1
+    return done, time.perf_counter() - start
+
+
+def _play_rlcard(decisions: int, seed: int) -> tuple[int, float]:
+    """RLCard mahjong with random legal actions; its state (observation) is built every step."""
+    import rlcard
+
+    env = rlcard.make("mahjong", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    done = 0
+    start = time.perf_counter()
+    while done < decisions:
+        state, player = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"].keys())
+            state, player = env.step(legal[rng.integers(len(legal))])
+            done += 1
+    return done, time.perf_counter() - start
+
+
+def decisions_per_second(players: dict[str, Callable[[int, int], tuple[int, float]]], decisions: int,
+                         repeats: int) -> dict[str, float]:
+    """Median decisions/s of each player over ``repeats`` rounds.
+
+    One warm-up round first (memo tables fill on first use); each round then runs every player
+    once, interleaved, so a passing load on the machine hits all of them alike.
+    """
+    for play in players.values():
+        play(max(decisions // 10, 500), 999_999)
+    rates: dict[str, list[float]] = {name: [] for name in players}
+    for r in range(repeats):
+        for name, play in players.items():
+            n, dt = play(decisions, 1000 * r)
+            rates[name].append(n / dt)
+    return {name: statistics.median(v) for name, v in rates.items()}
+
+
+def memory_per_env(n_envs: int = 1000, preset: str = "happy") -> dict[str, float]:
+    """RSS growth of ``n_envs`` live, reset ``raw_env`` instances, measured in a fresh process."""
+    code = f"""
+import gc, json, resource, sys
+import psutil
+from mjenv import blood_battle_v0
+p = psutil.Process()
+gc.collect(); before = p.memory_info().rss
+envs = []
+for i in range({n_envs}):
+    e = blood_battle_v0.raw_env(preset={preset!r}); e.reset(seed=i); e.observe(e.agent_selection); envs.append(e)
+gc.collect(); after = p.memory_info().rss
+print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2**20}}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(game: str = "blood_battle", preset: str = "happy", decisions: int = 20000, repeats: int = 3,
+        memory: bool = True) -> dict[str, Any]:
+    """Measure raw_env, env() and RLCard in one run; return the figures (also printed)."""
+    if game != "blood_battle":
+        raise ValueError(f"unknown game {game!r}; available: blood_battle")
+    from . import blood_battle_v0 as mod
+
+    result: dict[str, Any] = {"game": game, "preset": preset, "decisions": decisions, "repeats": repeats}
+    players: dict[str, Callable[[int, int], tuple[int, float]]] = {
+        "raw_env": lambda n, s: _play_mjenv(lambda: mod.raw_env(preset=preset), n, s),
+        "env": lambda n, s: _play_mjenv(lambda: mod.env(preset=preset), n, s),
+    }
+    if importlib.util.find_spec("rlcard") is not None:
+        players["rlcard_mahjong"] = _play_rlcard
+    result.update(decisions_per_second(players, decisions, repeats))
+    if "rlcard_mahjong" in result:
+        result["raw_env_ratio"] = result["raw_env"] / result["rlcard_mahjong"]
+        result["env_ratio"] = result["env"] / result["rlcard_mahjong"]
+    if memory and importlib.util.find_spec("psutil") is not None:
+        result["memory_1000_raw_env"] = memory_per_env(1000, preset)
+    return result
+
+
+def format_result(r: dict[str, Any]) -> str:
+    """A small table of the figures."""
+    lines = [f"{r['game']} ({r['preset']}), median of {r['repeats']} x {r['decisions']} decisions, one core"]
+    lines.append(f"  raw_env         {r['raw_env']:>10,.0f} decisions/s")
+    lines.append(f"  env()           {r['env']:>10,.0f} decisions/s")
+    if "rlcard_mahjong" in r:
+        lines.append(f"  RLCard mahjong  {r['rlcard_mahjong']:>10,.0f} decisions/s")
+        lines.append(f"  ratio raw_env / RLCard {r['raw_env_ratio']:.2f}x, env() / RLCard {r['env_ratio']:.2f}x")
+    else:
+        lines.append("  RLCard not installed (pip install -e '.[bench]'): no ratio")
+    if "memory_1000_raw_env" in r:
+        m = r["memory_1000_raw_env"]
+        lines.append(f"  1,000 live raw_env: {m['growth_mb']:.0f} MB growth, {m['total_mb']:.0f} MB process RSS")
+    return "\n".join(lines)

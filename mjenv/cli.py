@@ -1,0 +1,167 @@
+"""The ``mjenv`` command.
+
+Each subcommand is one ``_add_<name>_parser(sub)`` function that adds its parser and sets
+``func`` (the handler: ``args -> exit status``); list it in ``_SUBCOMMANDS`` to enable it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from typing import Any, Callable, Optional, Sequence
+
+from . import __version__
+from .scoring import score
+
+
+# ---------------------------------------------------------------- score
+
+
+def _rule_arg(text: str) -> tuple[str, Any]:
+    """``--rule key=value``: the value as bool (true/false), int, or else str."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    low = raw.strip().lower()
+    if low in ("true", "false"):
+        return key.strip(), low == "true"
+    try:
+        return key.strip(), int(raw)
+    except ValueError:
+        return key.strip(), raw.strip()
+
+
+def _width(text: str) -> int:
+    """Terminal columns of a string (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-align ``text`` in ``width`` terminal columns."""
+    return text + " " * max(0, width - _width(text))
+
+
+def _score_table(result: Any, rules_text: str) -> str:
+    """Readable fan table: Chinese name, English name, fan; then the totals."""
+    rows = [(f.name, f.name_en, str(f.fan)) for f in result.fans]
+    w0 = max(_width(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    lines = [rules_text]
+    lines += [f"  {_pad(a, w0)}  {_pad(b, w1)}  {c:>2}" for a, b, c in rows]
+    lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
+                 f"multiplier {result.multiplier}, X = {result.X}")
+    return "\n".join(lines)
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv score``."""
+    try:
+        result = score(game=args.game, hand=args.hand, win_tile=args.win_tile,
+                       melds=tuple(args.meld), preset=args.preset, self_drawn=args.self_drawn,
+                       after_kong=args.after_kong, rob_kong=args.rob_kong,
+                       first_turn=args.first_turn, last_tile=args.last_tile,
+                       dealer=args.dealer, void=args.void, **dict(args.rule))
+    except (ValueError, TypeError) as exc:  # bad input; TypeError: a --rule of the wrong type
+        print(f"mjenv score: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        melds = " ".join(args.meld)
+        head = (f"{args.game} ({args.preset}): {args.hand}{' + ' + melds if melds else ''}, "
+                f"win {args.win_tile}")
+        print(_score_table(result, head))
+    return 0
+
+
+def _add_score_parser(sub: Any) -> None:
+    """``mjenv score``: a hand -> fans and points."""
+    p = sub.add_parser("score", help="score a winning hand (fans and points)",
+                       description="Score one winning hand. Exit status 2 on an invalid hand.")
+    p.add_argument("--game", default="blood_battle", help="game (default blood_battle)")
+    p.add_argument("--hand", required=True,
+                   help="concealed tiles including the winning tile, e.g. 11224444557799m")
+    p.add_argument("--win-tile", required=True, help="the winning tile, e.g. 9m")
+    p.add_argument("--meld", action="append", default=[], metavar="MELD",
+                   help="declared meld, repeatable: pong:5p, kong:5p, addkong:5p, ankan:5p")
+    p.add_argument("--preset", default="qq", help="rule preset (blood_battle: happy, qq)")
+    p.add_argument("--self-drawn", action="store_true", help="won on one's own draw (自摸)")
+    p.add_argument("--after-kong", action="store_true",
+                   help="won on a kong replacement (杠上花) or the discard after a kong (杠上炮)")
+    p.add_argument("--rob-kong", action="store_true", help="robbed an added kong (抢杠胡)")
+    p.add_argument("--first-turn", action="store_true", help="天胡 with --dealer, else 地胡")
+    p.add_argument("--last-tile", action="store_true", help="won on the last tile")
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
+    p.add_argument("--void", choices=("m", "p", "s"), help="the void suit (定缺)")
+    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
+                   help="rule field override, repeatable, e.g. cap_fan=8")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_run_score)
+
+
+# ---------------------------------------------------------------- entry point
+
+# Add a subcommand here: one _add_<name>_parser function each.
+# ---------------------------------------------------------------- demo
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv demo``."""
+    from .demo import run_demo
+
+    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every))
+    return 0
+
+
+def _add_demo_parser(sub: Any) -> None:
+    p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--preset", default="happy", choices=["happy", "qq"])
+    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
+    p.add_argument("--every", type=int, default=0, help="also render the table every N decisions")
+    p.set_defaults(func=_run_demo)
+
+
+# ---------------------------------------------------------------- bench
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv bench``."""
+    from . import benchmark
+
+    result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory)
+    print(json.dumps(result, indent=2) if args.json else benchmark.format_result(result))
+    return 0
+
+
+def _add_bench_parser(sub: Any) -> None:
+    p = sub.add_parser("bench", help="decisions/s of the envs vs RLCard mahjong (extra 'bench')")
+    p.add_argument("--game", default="blood_battle", choices=["blood_battle"])
+    p.add_argument("--preset", default="happy")
+    p.add_argument("--decisions", type=int, default=20000, help="decisions per repeat")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-memory", action="store_true", help="skip the 1,000-env memory figure")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_run_bench)
+
+
+_SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``mjenv`` argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="mjenv",
+                                     description="Chinese mahjong RL environments and tools.")
+    parser.add_argument("--version", action="version", version=f"mjenv {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in _SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``mjenv`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
