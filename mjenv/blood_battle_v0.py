@@ -5,8 +5,8 @@ Import                  ``from mjenv import blood_battle_v0``
 Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``; ``raw_env`` unwrapped
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
 Action space            ``Discrete(62)``, the same for every seat (see below)
-Observation space       ``Dict(observation=Box(0, ±, (71, 27), float32), action_mask=Box(0, 1, (62,), int8))``
-State space             ``Box((181, 27), float32)``: every hand, chosen voids, the wall order
+Observation space       ``Dict(observation=Box(-inf, inf, (68, 27), float32), action_mask=Box(0, 1, (62,), int8))``
+State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (returns a str), ``human`` (prints)
 ======================  =====================================================================
@@ -15,8 +15,10 @@ Render modes            ``ansi`` (returns a str), ``human`` (prints)
 ``classic`` (first win ends the hand); any field of :class:`mjenv.config.BloodBattleRules` by
 name (``cap_fan=8``, ``room_coefficient=200``, ``rake=400`` …); ``rules_file``: a YAML file of
 ``configs/``; ``match_hands`` (default 1): hands per episode, the dealer passing per S1;
-``render_mode``; ``tile_style``: ``zh`` or ``unicode``. Unknown options and bad values raise at
-construction, naming the field.
+``render_mode``; ``tile_style``: ``zh`` or ``unicode``; ``log_path`` (default None): append a
+JSON-lines replay log of every finished hand to this file (a header with the rules and seed,
+then every event and decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``).
+Unknown options and bad values raise at construction, naming the field.
 
 **Actions** (``env.unwrapped.action_name(a)``)::
 
@@ -42,11 +44,12 @@ payments and wins settle at once (实时结算), the draw checks (查花猪, 查
 the end. Seats that have won stay in ``agents`` (never selected) until the hand ends; every seat
 terminates together. ``infos`` hold ``beans`` and ``end_reason`` at the end.
 
-**Version history.** v0 (mjenv 0.1.0): first release, encoder v0.
+**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -55,12 +58,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import render as render_mod
+from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .config import BloodBattleRules, blood_battle_rules, load_rules_file
 from .encoding import BloodBattleObserver
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
-ENV_OPTIONS = ("preset", "render_mode", "match_hands", "tile_style", "rules_file")
+ENV_OPTIONS = ("preset", "render_mode", "match_hands", "tile_style", "rules_file", "log_path")
 
 
 def env(**options: Any) -> AECEnv:
@@ -74,7 +78,8 @@ class raw_env(AECEnv):
     metadata = {"name": "blood_battle_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, preset: str = "happy", render_mode: str | None = None, match_hands: int = 1,
-                 tile_style: str = "zh", rules_file: str | None = None, **rule_overrides: Any) -> None:
+                 tile_style: str = "zh", rules_file: str | None = None,
+                 log_path: str | os.PathLike | None = None, **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -90,6 +95,10 @@ class raw_env(AECEnv):
         if tile_style not in ("zh", "unicode"):
             raise ValueError(f"tile_style must be 'zh' or 'unicode', got {tile_style!r}")
         self.render_mode, self.match_hands, self.tile_style = render_mode, match_hands, tile_style
+        if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
+            raise TypeError(f"log_path must be a str or path, got {type(log_path).__name__} {log_path!r}")
+        self.log_path = log_path
+        self._log_actions: list[tuple[int, int, int]] | None = None  # (seat, action, events before)
         self.possible_agents = [f"player_{i}" for i in range(N_SEATS)]
         # One capped win's worth of beans: keeps the bean planes near [-3, 3].
         self.observer = BloodBattleObserver(
@@ -145,6 +154,7 @@ class raw_env(AECEnv):
         if self.hand_index == 0 and "wall" in self._script:
             wall = self._script["wall"]
         self.game = BloodBattleGame(self.rules, wall, dice if dealer is None else dealer)
+        self._log_actions = [] if self.log_path is not None else None
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -163,12 +173,19 @@ class raw_env(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} must act; legal: {self.game.legal_actions()}")
-        delta = self.game.apply(action)  # raises IllegalActionError, state unchanged
+        if self._log_actions is None:
+            delta = self.game.apply(action)  # raises IllegalActionError, state unchanged
+        else:  # logging: remember where in the event stream the decision was taken
+            seat, before = self.game.current_player, len(self.game.events)
+            delta = self.game.apply(action)
+            self._log_actions.append((seat, int(action), before))
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: delta[i] for i, a in enumerate(self.possible_agents)}
         for i in range(N_SEATS):
             self.match_beans[i] += delta[i]
         if self.game.over:
+            if self._log_actions is not None:
+                self._write_log()
             self.hand_index += 1
             if self.hand_index < self.match_hands:
                 classic = self.rules.mode == "classic"
@@ -182,6 +199,11 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _write_log(self) -> None:
+        """Append the finished hand to ``log_path``."""
+        header = replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index)
+        replay.append_hand(self.log_path, replay.hand_records(header, self.game.events, self._log_actions))
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -165,3 +165,12 @@ def test_observation_planes_decode_to_the_game():
     assert obs[v["wall"]][0, 0] == pytest.approx(g.wall_count / 108)
     if g.drawn is not None:
         assert obs[v["drawn"]][0, g.drawn] == 1
+
+
+def test_reference_table_matches_the_spaces():
+    e = blood_battle_v0.raw_env()
+    doc = blood_battle_v0.__doc__
+    obs_shape = e.observation_space("player_0")["observation"].shape
+    assert f"Discrete({e.action_space('player_0').n})" in doc
+    assert f"{obs_shape}, float32" in doc
+    assert f"{e.state_space.shape}, float32" in doc
