@@ -5,7 +5,7 @@ Import                  ``from mjenv import blood_battle_v0``
 Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``; ``raw_env`` unwrapped
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
 Action space            ``Discrete(62)``, the same for every seat (see below)
-Observation space       ``Dict(observation=Box(-inf, inf, (68, 27), float32), action_mask=Box(0, 1, (62,), int8))``
+Observation space       ``Dict(observation=Box(-inf, inf, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (returns a str), ``human`` (prints)
@@ -37,7 +37,9 @@ alone. A seat with no choice is never asked.
 **Observation** (see :class:`mjenv.encoding.BloodBattleObserver` for the named plane ranges):
 own hand, drawn tile, the claimable tile, each seat's melds, discards (counts and the last 4),
 void suits once all four are chosen, wins and winning tiles, 暗杠 counts, dealer, beans, the
-observer's seat, the phase and the wall count. Seat-relative order.
+observer's seat, the phase, the wall count, whether the current draw is a kong replacement,
+and the rule flags that change play (add_base bonus, 杠上炮 transfer, forced win, classic mode).
+Seat-relative order.
 
 **Rewards and episode end.** A seat's reward at a step is its bean change at that step: kong
 payments and wins settle at once (实时结算), the draw checks (查花猪, 查大叫, 退税) and the rake at
@@ -101,8 +103,11 @@ class raw_env(AECEnv):
         self._log_actions: list[tuple[int, int, int]] | None = None  # (seat, action, events before)
         self.possible_agents = [f"player_{i}" for i in range(N_SEATS)]
         # One capped win's worth of beans: keeps the bean planes near [-3, 3].
+        r = self.rules
         self.observer = BloodBattleObserver(
-            bean_scale=self.rules.base_points * 2 ** (self.rules.cap_fan - 1) * self.rules.room_coefficient
+            bean_scale=r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient,
+            rule_flags=(r.self_draw_bonus == "add_base", r.gang_pao_transfer, r.forced_win_last_four,
+                        r.mode == "classic"),
         )
         obs_box = spaces.Box(-np.inf, np.inf, (self.observer.planes, self.observer.width), np.float32)
         mask_box = spaces.Box(0, 1, (LAYOUT.n,), np.int8)
@@ -180,8 +185,9 @@ class raw_env(AECEnv):
             delta = self.game.apply(action)
             self._log_actions.append((seat, int(action), before))
         self._cumulative_rewards[agent] = 0
-        self.rewards = {a: delta[i] for i, a in enumerate(self.possible_agents)}
-        for i in range(N_SEATS):
+        for i, a in enumerate(self.possible_agents):  # what _accumulate_rewards does, inlined
+            self.rewards[a] = delta[i]
+            self._cumulative_rewards[a] += delta[i]
             self.match_beans[i] += delta[i]
         if self.game.over:
             if self._log_actions is not None:
@@ -196,7 +202,6 @@ class raw_env(AECEnv):
                     self.infos[a] = {"beans": self.match_beans[i], "end_reason": self.game.end_reason}
         if not self.game.over:
             self.agent_selection = self.possible_agents[self.game.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -147,7 +147,156 @@ def _add_bench_parser(sub: Any) -> None:
     p.set_defaults(func=_run_bench)
 
 
-_SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser)
+# ---------------------------------------------------------------- eval
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv eval``."""
+    import importlib.util
+
+    from agents.arena import run_arena  # lazily: mjenv never imports agents at module level
+
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after
+        print("mjenv eval: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
+        return 2
+    options = dict(args.rule)
+    if args.preset is not None:
+        options["preset"] = args.preset
+    try:
+        result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
+                           workers=args.workers, env_options=options, progress=not args.no_progress)
+    except (ValueError, TypeError) as exc:  # bad game, agent, count or rule; TypeError: a --rule of the wrong type
+        print(f"mjenv eval: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.format_table())
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(result.to_dict(), fh, ensure_ascii=False, indent=1)
+        print(f"wrote {args.out}")
+    if args.plot:
+        result.plot(args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _add_eval_parser(sub: Any) -> None:
+    """``mjenv eval``: duplicate-format arena between agents."""
+    p = sub.add_parser("eval", help="duplicate arena: agents rotated over the same seeded deals",
+                       description="Every deal is played 4 times with the agents rotated through the "
+                                   "seats. Two agents: the first plays one seat, the second three (1-vs-3); "
+                                   "four agents: cyclic rotations. Exit status 2 on bad arguments.")
+    p.add_argument("--game", default="blood_battle", help="game (default blood_battle)")
+    p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy, qq); default: the env's")
+    p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
+                   help="2 or 4 policy names (default: heuristic random)")
+    p.add_argument("--deals", type=int, default=100, help="duplicate sets: deals, each played 4 times")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of every decision")
+    p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
+    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
+                   help="rule field override, repeatable, e.g. rake=10")
+    p.add_argument("--out", metavar="JSON", help="write the results as JSON")
+    p.add_argument("--plot", metavar="PNG", help="plot cumulative beans with 95%% confidence bands")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run_eval)
+
+
+# ---------------------------------------------------------------- replay
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv replay``: 0 verified, 1 mismatch, 2 malformed or unreadable log."""
+    from . import replay
+    from .render import render_table
+
+    def show(ll: Any, game: Any) -> None:
+        """--render: one line per event and claim answer, the whole table at each hand's end."""
+        rec = ll.record
+        if rec["type"] != "action":
+            text = replay.describe_event(rec, args.tiles)
+        elif replay.LAYOUT.PONG <= rec["action"] < replay.LAYOUT.VOID:  # others show as their events
+            text = f"player_{rec['actor']} -> {replay.LAYOUT.name_zh(rec['action'])}"
+        else:
+            text = None
+        if text is not None:
+            print(f"{ll.line:>6}  {text}")
+        if rec["type"] == "end_hand":
+            print(render_table(game, args.tiles))
+
+    def failed(exc: Any) -> int:
+        """Report a ReplayError: 1 for a mismatch, 2 for a malformed log."""
+        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
+        print(f"mjenv replay: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
+        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+
+    try:
+        hands = replay.read_log(args.file)
+    except OSError as exc:  # missing or unreadable file
+        print(f"mjenv replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    except replay.ReplayError as exc:
+        return failed(exc)
+    try:
+        result = replay.replay_hands(args.file, hands, on_line=show if args.render else None)
+    except replay.ReplayError as exc:
+        return failed(exc)
+    print(result.summary())
+    return 0
+
+
+def _add_replay_parser(sub: Any) -> None:
+    """``mjenv replay``: re-simulate and verify a JSON-lines game log."""
+    p = sub.add_parser("replay", help="re-simulate a game log and check every event",
+                       description="Re-simulate every hand of a JSON-lines log (env option log_path) "
+                                   "and compare each line. Exit 0 verified, 1 mismatch, 2 malformed log.")
+    p.add_argument("file", help="the log file")
+    p.add_argument("--render", action="store_true", help="print the game turn by turn")
+    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style for --render")
+    p.set_defaults(func=_run_replay)
+
+
+# ---------------------------------------------------------------- play
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv play``."""
+    from .play import run_play
+
+    options = dict(args.rule)
+    if args.mode is not None:
+        options["mode"] = args.mode
+    try:
+        run_play(seat=args.seat, opponents=args.opponents, preset=args.preset, seed=args.seed,
+                 tile_style=args.tiles, log_path=args.log, **options)
+    except (ValueError, TypeError) as exc:  # unknown policy, bad rule option
+        print(f"mjenv play: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _add_play_parser(sub: Any) -> None:
+    """``mjenv play``: a person plays one seat against agents."""
+    p = sub.add_parser("play", help="play one seat in the terminal against agents",
+                       description="Play one blood-battle hand in the terminal. Enter an action's "
+                                   "number; q or end of input quits.")
+    p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0-3 (default 0)")
+    p.add_argument("--opponents", default="random",
+                   help="policy for the other seats, or three comma-separated (random, heuristic)")
+    p.add_argument("--preset", default="qq", choices=["happy", "qq"])
+    p.add_argument("--mode", choices=["blood", "classic"], help="blood (default) or classic")
+    p.add_argument("--seed", type=int, default=None, help="wall and opponents' seed (default random)")
+    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
+    p.add_argument("--log", metavar="FILE", help="append a replay log of the hand to FILE")
+    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
+                   help="rule field override, repeatable, e.g. cap_fan=8")
+    p.set_defaults(func=_run_play)
+
+
+_SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
+                                                     _add_eval_parser,
+                                                     _add_replay_parser, _add_play_parser)
 
 
 def build_parser() -> argparse.ArgumentParser:

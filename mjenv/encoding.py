@@ -10,6 +10,8 @@ hand, every seat's discards and exposed melds, the number (not kinds) of others'
 suits once all four are chosen, who has won and on what, the wall count and the beans.
 ``state()`` adds every hand, the chosen voids and the wall order, for oracle critics.
 
+Rivers hold the discards nobody claimed, in order; a claimed tile moves into the claimer's meld.
+
 Version history: v0 (mjenv 0.1.0) first release.
 """
 
@@ -57,6 +59,8 @@ class BloodBattleObserver:
         ("seat", 4),            # absolute seat of the observer, one-hot
         ("phase", 4),           # void / turn / claim / rob
         ("wall", 1),            # tiles left in the wall / 108
+        ("after_kong", 1),      # the observer's current draw is a kong replacement (杠上花 chance)
+        ("rules", 4),           # rule flags: add_base self-draw bonus, 杠上炮 transfer, forced win, classic
     ])
     planes = max(s.stop for s in views.values())
     state_views = _layout([
@@ -73,8 +77,9 @@ class BloodBattleObserver:
     ])
     state_planes = max(s.stop for s in state_views.values())
 
-    def __init__(self, bean_scale: float) -> None:
+    def __init__(self, bean_scale: float, rule_flags: tuple[bool, bool, bool, bool] = (False,) * 4) -> None:
         self.bean_scale = float(bean_scale)
+        self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
         self._order_idx = [np.array(o) for o in self._order]
@@ -87,7 +92,7 @@ class BloodBattleObserver:
         """
         v, w = self._start, self.width
         out = np.zeros((self.planes, w), dtype=np.float32)
-        out[v["hand"] : v["hand"] + 4] = np.asarray(g.hands[seat][:w], dtype=np.int8) > _THRESH
+        np.greater(np.asarray(g.hands[seat][:w], dtype=np.int8), _THRESH, out=out[v["hand"] : v["hand"] + 4])
         ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
         if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
             ones.append(v["drawn"] * w + g.drawn)
@@ -96,7 +101,7 @@ class BloodBattleObserver:
         revealed = g.phase != "void"
         won_tile = {win.seat: win.tile for win in g.wins}
         order = self._order[seat]
-        out[v["river"] : v["river"] + 4] = g.river_counts[self._order_idx[seat], :w] * 0.25
+        np.multiply(g.river_counts[self._order_idx[seat], :w], 0.25, out=out[v["river"] : v["river"] + 4])
         n_ankan = [0.0] * N_SEATS
         for r, s in enumerate(order):
             for m in g.melds[s]:
@@ -117,7 +122,7 @@ class BloodBattleObserver:
                 start = (v["void"] + r) * w + 9 * g.void[s]
                 ones.extend(range(start, start + 9))
         out.reshape(-1)[ones] = 1
-        # Whole-plane scalars, ankan_count .. wall, are consecutive: one broadcast write.
+        # Whole-plane scalars, ankan_count to the end, are consecutive: one broadcast write.
         phase = [0.0] * 4
         if g.phase in _PHASES:
             phase[_PHASES.index(g.phase)] = 1.0
@@ -129,8 +134,10 @@ class BloodBattleObserver:
             + [float(s == seat) for s in range(N_SEATS)]
             + phase
             + [g.wall_count / 108]
+            + [float(g.current_player == seat and g.phase == "turn" and g.after_kong)]
+            + self.rule_flags
         )
-        out[v["ankan_count"] : v["wall"] + 1] = np.array(scalars, dtype=np.float32)[:, None]
+        out[v["ankan_count"] :] = np.array(scalars, dtype=np.float32)[:, None]
         return out
 
     def state(self, g: BloodBattleGame) -> np.ndarray:

@@ -187,9 +187,11 @@ class BloodBattleGame:
     def _self_kongs(self, s: int) -> list[int]:
         """Kinds the seat may kong on its own turn: 暗杠 or 面下杠 (S5), never its void suit."""
         hand, v = self.hands[s], self.void[s]
-        out = [k for k in range(tiles.N_SUIT_KINDS) if hand[k] == 4 and k // 9 != v]
-        out += [m.tile for m in self.melds[s] if m.kind == "pong" and hand[m.tile] and m.tile // 9 != v]
-        return sorted(out)
+        out = [k for k in range(tiles.N_SUIT_KINDS) if hand[k] == 4 and k // 9 != v] if 4 in hand else []
+        if self.melds[s]:
+            out += [m.tile for m in self.melds[s] if m.kind == "pong" and hand[m.tile] and m.tile // 9 != v]
+            out.sort()
+        return out
 
     def _can_win_on(self, s: int, k: int) -> bool:
         """Whether seat s (holding 3n+1) wins on tile k: shape, no void tile (S2, S7)."""
@@ -206,11 +208,14 @@ class BloodBattleGame:
         return cached[1]
 
     def _can_win_now(self, s: int) -> bool:
-        """Whether seat s wins on its own 3n+2 hand (self-draw)."""
-        if self.holds_void(s):
-            return False
+        """Whether seat s wins on its own 3n+2 hand (self-draw): the drawn tile is one of the
+        waits of the hand before the draw, which is usually cached from the last discard."""
+        k = self.drawn
         hand = self.hands[s]
-        return shapes.is_regular_win(hand) or (not self.melds[s] and shapes.is_seven_pairs(hand))
+        hand[k] -= 1
+        wins = self._can_win_on(s, k)
+        hand[k] += 1
+        return wins
 
     # ------------------------------------------------------------------ stepping
 

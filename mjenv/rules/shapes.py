@@ -229,7 +229,7 @@ def decompositions(counts: Counts) -> list[Decomposition]:
 
 
 @lru_cache(maxsize=None)
-def _targets(size: int, chows: bool) -> tuple[np.ndarray, np.ndarray]:
+def group_targets(size: int, chows: bool) -> tuple[np.ndarray, np.ndarray]:
     """Missing-tile tables over every group content of m melds + p pairs (m <= 4, p <= 1).
 
     A target row is one content with each kind at most 4, rows grouped by (m, p) in block
@@ -265,11 +265,10 @@ def _group_costs(key: int, size: int, chows: bool) -> tuple[int, ...]:
     memo = _COSTS[(size, chows)]
     costs = memo.get(key)
     if costs is None:
-        missing, starts = _targets(size, chows)
-        have = key.to_bytes(size, "little")
-        total = missing[0, min(have[0], 4)].copy()  # at most 14 per row: int8 is enough
-        for i in range(1, size):
-            total += missing[i, min(have[i], 4)]
+        missing, starts = group_targets(size, chows)
+        have = np.frombuffer(key.to_bytes(size, "little"), dtype=np.uint8).astype(np.intp)
+        # One gather per kind, summed over kinds: at most 14 per row, so int8 is enough.
+        total = missing[np.arange(size), np.minimum(have, 4)].sum(axis=0, dtype=np.int8)
         costs = memo[key] = tuple(np.minimum.reduceat(total, starts).tolist())
     return costs
 

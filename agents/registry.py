@@ -1,0 +1,61 @@
+"""Load a policy by name, or wrap an object or callable."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .base import Policy, RandomPolicy
+
+# name -> factory(game) ; filled by the modules that define baselines.
+_FACTORIES: dict[str, Callable[[str], Policy]] = {"random": lambda game: RandomPolicy()}
+
+
+def register_policy(name: str, factory: Callable[[str], Policy]) -> None:
+    """Make ``load_policy(name)`` build a policy with ``factory(game)``."""
+    _FACTORIES[name] = factory
+
+
+def policy_names() -> list[str]:
+    """Names ``load_policy`` accepts (besides objects and callables)."""
+    _load_builtin()
+    return sorted(_FACTORIES)
+
+
+class _CallablePolicy:
+    """Adapts ``f(observation, action_mask, rng) -> action`` to the Policy protocol."""
+
+    def __init__(self, f: Callable[..., Any], name: str) -> None:
+        self._f, self.name = f, name
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        return int(self._f(observation, action_mask, rng))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+        return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+
+def _load_builtin() -> None:
+    """Import the modules that register the built-in baselines."""
+    from . import heuristic  # noqa: F401  (registers "heuristic")
+
+
+def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
+    """A policy from a name (``random``, ``heuristic``), a trainer checkpoint path ending ``.pt``,
+    a Policy object, or a callable."""
+    if isinstance(spec, str) and spec.endswith(".pt"):
+        from .neural import NeuralPolicy  # lazily: only checkpoints need torch
+
+        return NeuralPolicy.load(spec)
+    if isinstance(spec, str):
+        _load_builtin()
+        if spec in _FACTORIES:
+            return _FACTORIES[spec](game)
+        raise ValueError(f"unknown policy {spec!r}; use one of {policy_names()}")
+    if isinstance(spec, Policy):
+        return spec
+    if callable(spec):
+        return _CallablePolicy(spec, getattr(spec, "__name__", "callable"))
+    raise TypeError(f"cannot make a policy from {type(spec).__name__}")

@@ -1,0 +1,442 @@
+"""Replay logs: JSON lines that re-simulate a blood-battle hand exactly.
+
+A log holds one or more hands (the env appends one per finished hand when ``log_path`` is
+set). Each hand is a ``header`` line, then the engine's events in order with the seats'
+decisions (``action`` lines) placed before the events they caused, ending at ``end_hand``::
+
+    {"type": "header", "game": "blood_battle", "preset": "qq", "options": {<every rule field>},
+     "seed": 7, "hand_index": 0, "env_version": "blood_battle_v0", "mjenv_version": "0.1.0"}
+    {"type": "start_hand", "dealer": 2, "wall": [<108 kinds, head first>]}
+    {"type": "tsumo", "actor": 2, "pai": "5m"}                 # draw; "replacement": true after a kong
+    {"type": "action", "actor": 2, "action": 60, "name": "void p"}
+    {"type": "dingque", "actor": 2, "suit": "p"}               # 定缺; "dingque_reveal" once all chose
+    {"type": "dahai", "actor": 2, "pai": "3p"}                 # discard
+    {"type": "pon" | "daiminkan", "actor": 0, "target": 2, "pai": "3p"}
+    {"type": "ankan" | "kakan_declare" | "kakan", "actor": 0, "pai": "3p"}
+    {"type": "hora", "actor": 1, "target": 3, "pai": "6s", "fans": [["清一色", 3]], "X": 24}
+    {"type": "pay", "from": 3, "to": 1, "points": 24, "beans": 24, "reason": "win"}
+    {"type": "ryukyoku"}                                       # wall empty (流局)
+    {"type": "end_hand", "reason": "draw", "beans": [12, -24, 0, 12]}
+
+Passes are ``action`` lines too. The wall and dealer of ``start_hand`` are authoritative (a
+scripted wall need not match ``seed``); ``options`` rebuild the rules without the preset.
+
+:func:`read_log` parses and checks the format (:class:`LogFormatError`, naming the line);
+:func:`verify_log` re-plays every hand through the engine and compares each line
+(:class:`ReplayMismatch`, naming the first line that differs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from . import __version__, tiles
+from .actions import BLOOD_BATTLE as LAYOUT
+from .config import BloodBattleRules, as_dict, field_names
+from .engine.blood_battle import BloodBattleGame, IllegalActionError
+
+GAME = "blood_battle"
+ENV_VERSION = "blood_battle_v0"
+
+PathLike = str | os.PathLike
+
+
+# ---------------------------------------------------------------- errors
+
+
+class ReplayError(ValueError):
+    """A log that cannot be verified; ``line`` is the 1-based line number it names."""
+
+    def __init__(self, path: PathLike, line: int, detail: str) -> None:
+        self.path, self.line, self.detail = str(path), line, detail
+        super().__init__(f"{self.path}:{line}: {detail}")
+
+
+class LogFormatError(ReplayError):
+    """Malformed or truncated log: bad JSON, missing header, unknown type, wrong field type."""
+
+
+class ReplayMismatch(ReplayError):
+    """The re-simulation disagrees with the log at ``line``."""
+
+
+# ---------------------------------------------------------------- format
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_seat(v: Any) -> bool:
+    return _is_int(v) and 0 <= v < 4
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _is_pai(v: Any) -> bool:
+    return isinstance(v, str) and v in _PAI
+
+
+def _is_suit(v: Any) -> bool:
+    return isinstance(v, str) and len(v) == 1 and v in tiles.SUITS
+
+
+def _is_int_list(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_int(x) for x in v)
+
+
+def _is_beans(v: Any) -> bool:
+    return _is_int_list(v) and len(v) == 4
+
+
+def _is_voids(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(_is_suit(x) for x in v)
+
+
+def _is_fans(v: Any) -> bool:
+    return isinstance(v, list) and all(
+        isinstance(f, list) and len(f) == 2 and _is_str(f[0]) and _is_int(f[1]) for f in v)
+
+
+def _is_dict(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _is_seed(v: Any) -> bool:
+    return v is None or _is_int(v)
+
+
+_PAI = frozenset(tiles.name(k) for k in range(tiles.N_SUIT_KINDS))
+_ACTOR = {"actor": (_is_seat, "a seat 0-3")}
+_TILE = {"pai": (_is_pai, "a suited tile such as '5m'")}
+
+# type -> (required fields, optional fields); each field: (check, what it should be).
+SCHEMA: dict[str, tuple[dict[str, tuple[Callable[[Any], bool], str]], dict[str, Any]]] = {
+    "header": ({
+        "game": (_is_str, "a string"), "preset": (_is_str, "a string"),
+        "options": (_is_dict, "an object of rule fields"), "seed": (_is_seed, "an int or null"),
+        "hand_index": (_is_int, "an int"), "env_version": (_is_str, "a string"),
+        "mjenv_version": (_is_str, "a string"),
+    }, {}),
+    "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
+    "dingque": ({**_ACTOR, "suit": (_is_suit, "one of 'm', 'p', 's'")}, {}),
+    "dingque_reveal": ({"voids": (_is_voids, "four suits")}, {}),
+    "tsumo": ({**_ACTOR, **_TILE}, {"replacement": (_is_bool, "a bool")}),
+    "dahai": ({**_ACTOR, **_TILE}, {}),
+    "pon": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE}, {}),
+    "daiminkan": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE}, {}),
+    "ankan": ({**_ACTOR, **_TILE}, {}),
+    "kakan_declare": ({**_ACTOR, **_TILE}, {}),
+    "kakan": ({**_ACTOR, **_TILE}, {}),
+    "hora": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE,
+              "fans": (_is_fans, "a list of [name, fan] pairs"), "X": (_is_int, "an int")}, {}),
+    "pay": ({"from": (_is_seat, "a seat 0-3"), "to": (_is_seat, "a seat 0-3"),
+             "points": (_is_int, "an int"), "beans": (_is_int, "an int"),
+             "reason": (_is_str, "a string")}, {}),
+    "ryukyoku": ({}, {}),
+    "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, {}),
+    "action": ({**_ACTOR, "action": (_is_int, "an int"), "name": (_is_str, "a string")}, {}),
+}
+
+
+@dataclass
+class LogLine:
+    """One parsed line: its 1-based number and the JSON object."""
+
+    line: int
+    record: dict[str, Any]
+
+
+@dataclass
+class LoggedHand:
+    """One hand of a log: the header line, then every line up to and including ``end_hand``."""
+
+    header: LogLine
+    lines: list[LogLine]
+
+    @property
+    def end_line(self) -> int:
+        return self.lines[-1].line
+
+
+def _check_record(path: PathLike, n: int, record: Any) -> dict[str, Any]:
+    """Check one line against ``SCHEMA``; return it as a dict."""
+    if not isinstance(record, dict):
+        raise LogFormatError(path, n, f"expected a JSON object, got {type(record).__name__}")
+    kind = record.get("type")
+    if not isinstance(kind, str):
+        raise LogFormatError(path, n, "missing string field 'type'")
+    if kind not in SCHEMA:
+        raise LogFormatError(path, n, f"unknown line type {kind!r}; known: {', '.join(SCHEMA)}")
+    required, optional = SCHEMA[kind]
+    for name, (check, what) in required.items():
+        if name not in record:
+            raise LogFormatError(path, n, f"{kind}: missing field {name!r}")
+        if not check(record[name]):
+            raise LogFormatError(path, n, f"{kind}: field {name!r} must be {what}, got {record[name]!r}")
+    if len(record) > len(required) + 1:  # optional or unexpected fields present
+        for name, (check, what) in optional.items():
+            if name in record and not check(record[name]):
+                raise LogFormatError(path, n, f"{kind}: field {name!r} must be {what}, got {record[name]!r}")
+        extra = sorted(set(record) - set(required) - set(optional) - {"type"})
+        if extra:
+            raise LogFormatError(path, n, f"{kind}: unexpected field(s) {extra}")
+    return record
+
+
+def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> None:
+    """The header names a game and env this module replays, with every rule field."""
+    if h["game"] != GAME:
+        raise LogFormatError(path, n, f"header: game {h['game']!r} is not {GAME!r}")
+    if h["env_version"] != ENV_VERSION:
+        raise LogFormatError(path, n, f"header: env_version {h['env_version']!r} is not {ENV_VERSION!r}")
+    fields = set(field_names(BloodBattleRules))
+    missing, extra = sorted(fields - set(h["options"])), sorted(set(h["options"]) - fields)
+    if missing or extra:
+        raise LogFormatError(path, n, f"header: options must hold every rule field exactly; "
+                                      f"missing {missing}, unknown {extra}")
+
+
+def read_log(path: PathLike) -> list[LoggedHand]:
+    """Parse a log into hands, checking the format; raises :class:`LogFormatError`."""
+    hands: list[LoggedHand] = []
+    current: LoggedHand | None = None
+    last = 0
+    with open(path, "rb") as fh:
+        for n, data in enumerate(fh, start=1):
+            last = n
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise LogFormatError(path, n, f"not UTF-8: {exc.reason} at byte {exc.start}") from exc
+            if not text.strip():
+                continue  # blank lines (e.g. between concatenated logs) carry nothing
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise LogFormatError(path, n, f"bad JSON: {exc.msg} (column {exc.colno})") from exc
+            record = _check_record(path, n, raw)
+            kind = record["type"]
+            if kind == "header":
+                if current is not None:
+                    raise LogFormatError(path, n, f"header before the hand that starts at line "
+                                                  f"{current.header.line} reached end_hand (truncated hand)")
+                _check_header(path, n, record)
+                current = LoggedHand(LogLine(n, record), [])
+                continue
+            if current is None:
+                raise LogFormatError(path, n, f"expected a header line, got {kind!r}")
+            if not current.lines and kind != "start_hand":
+                raise LogFormatError(path, n, f"expected start_hand after the header, got {kind!r}")
+            current.lines.append(LogLine(n, record))
+            if kind == "end_hand":
+                hands.append(current)
+                current = None
+    if current is not None:
+        raise LogFormatError(path, last, f"the hand that starts at line {current.header.line} "
+                                         f"stops at line {last} before end_hand (truncated)")
+    if not hands:
+        raise LogFormatError(path, max(last, 1), "no hand in the log: expected a header line")
+    return hands
+
+
+# ---------------------------------------------------------------- writing
+
+
+def hand_header(preset: str, rules: BloodBattleRules, seed: int | None, hand_index: int) -> dict[str, Any]:
+    """The header line of one hand."""
+    return {"type": "header", "game": GAME, "preset": preset, "options": as_dict(rules),
+            "seed": seed, "hand_index": hand_index, "env_version": ENV_VERSION,
+            "mjenv_version": __version__}
+
+
+def hand_records(header: dict[str, Any], events: Sequence[dict[str, Any]],
+                 actions: Iterable[tuple[int, int, int]]) -> list[dict[str, Any]]:
+    """Header, then events with each ``(seat, action, n_events_before)`` placed where it was taken."""
+    out = [header]
+    done = 0
+    for seat, action, before in actions:
+        out.extend(events[done:before])
+        done = before
+        out.append({"type": "action", "actor": seat, "action": action, "name": LAYOUT.name(action)})
+    out.extend(events[done:])
+    return out
+
+
+def append_hand(path: PathLike, records: Iterable[dict[str, Any]]) -> None:
+    """Append one hand's lines to a log (UTF-8, Chinese fan names kept readable)."""
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+# ---------------------------------------------------------------- verifying
+
+
+@dataclass
+class HandSummary:
+    """What one verified hand did."""
+
+    header_line: int
+    end_line: int
+    preset: str
+    seed: int | None
+    hand_index: int
+    dealer: int
+    actions: int
+    events: int
+    end_reason: str
+    beans: list[int]
+
+
+@dataclass
+class ReplayResult:
+    """Every hand of a log re-simulated and matched line by line."""
+
+    path: str
+    hands: list[HandSummary] = field(default_factory=list)
+
+    @property
+    def beans(self) -> list[int]:
+        """Bean totals per seat over all hands."""
+        return [sum(h.beans[s] for h in self.hands) for s in range(4)]
+
+    def summary(self) -> str:
+        """A short human-readable report."""
+        reasons: dict[str, int] = {}
+        for h in self.hands:
+            reasons[h.end_reason] = reasons.get(h.end_reason, 0) + 1
+        ends = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+        return (f"{self.path}: OK, {len(self.hands)} hand(s) verified "
+                f"({sum(h.actions for h in self.hands)} actions, {sum(h.events for h in self.hands)} events; "
+                f"{ends}); beans {self.beans}")
+
+
+StepHook = Callable[[LogLine, BloodBattleGame], None]
+
+
+def _diff(logged: dict[str, Any], engine: dict[str, Any]) -> str:
+    """The fields in which a logged event differs from the re-simulated one."""
+    if logged.get("type") != engine.get("type"):
+        return f"the log has {logged.get('type')!r}, the re-simulation has {json.dumps(engine, ensure_ascii=False)}"
+    parts = []
+    for key in sorted(set(logged) | set(engine)):
+        if logged.get(key, "<absent>") != engine.get(key, "<absent>"):
+            parts.append(f"{key}: log {logged.get(key, '<absent>')!r}, re-simulation {engine.get(key, '<absent>')!r}")
+    return f"{logged['type']} differs: " + "; ".join(parts)
+
+
+def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = None) -> HandSummary:
+    """Re-simulate one hand and match every line; ``on_line`` sees each matched line and the game."""
+    h = hand.header.record
+    try:
+        rules = BloodBattleRules(**h["options"])
+    except (TypeError, ValueError) as exc:  # a rule value of the wrong type or out of range
+        raise LogFormatError(path, hand.header.line, f"header: bad options: {exc}") from exc
+    start = hand.lines[0]
+    try:
+        game = BloodBattleGame(rules, start.record["wall"], start.record["dealer"])
+    except ValueError as exc:
+        raise LogFormatError(path, start.line, f"start_hand: {exc}") from exc
+    seen, n_actions = 0, 0  # engine events matched so far
+    for ll in hand.lines:
+        rec = ll.record
+        if rec["type"] == "action":
+            if seen < len(game.events):
+                ev = json.dumps(game.events[seen], ensure_ascii=False)
+                raise ReplayMismatch(path, ll.line, f"the re-simulation has {ev} before this action; the log lacks it")
+            if rec["actor"] != game.current_player:
+                raise ReplayMismatch(path, ll.line, f"action by seat {rec['actor']}, but seat "
+                                                    f"{game.current_player} is to act in the re-simulation")
+            a = rec["action"]
+            if not 0 <= a < LAYOUT.n or rec["name"] != LAYOUT.name(a):
+                expected = LAYOUT.name(a) if 0 <= a < LAYOUT.n else "outside the action space"
+                raise ReplayMismatch(path, ll.line, f"action {a} is named {rec['name']!r}; it is {expected!r}")
+            try:
+                game.apply(a)
+            except IllegalActionError as exc:
+                raise ReplayMismatch(path, ll.line, f"illegal in the re-simulation: {exc}") from exc
+            n_actions += 1
+        else:
+            if seen >= len(game.events):
+                who = f"seat {game.current_player}" if not game.over else "nobody (the hand is over)"
+                raise ReplayMismatch(path, ll.line, f"the log has {rec['type']!r} but the re-simulation "
+                                                    f"waits for an action by {who}")
+            if rec != game.events[seen]:
+                raise ReplayMismatch(path, ll.line, _diff(rec, game.events[seen]))
+            seen += 1
+        if on_line is not None:
+            on_line(ll, game)
+    # end_hand is the engine's last event, so a matched end_hand means the game is over.
+    end = hand.lines[-1].record
+    return HandSummary(hand.header.line, hand.end_line, h["preset"], h["seed"], h["hand_index"],
+                       start.record["dealer"], n_actions, seen, end["reason"], list(end["beans"]))
+
+
+def replay_hands(path: PathLike, hands: Iterable[LoggedHand], on_line: StepHook | None = None) -> ReplayResult:
+    """Re-simulate hands already read by :func:`read_log`; raises :class:`ReplayError`."""
+    return ReplayResult(str(path), [replay_hand(path, hand, on_line) for hand in hands])
+
+
+def verify_log(path: PathLike, on_line: StepHook | None = None) -> ReplayResult:
+    """Read and re-simulate every hand of a log; raises :class:`ReplayError` on the first problem
+    (and ``OSError`` when the file cannot be read)."""
+    return replay_hands(path, read_log(path), on_line)
+
+
+# ---------------------------------------------------------------- describing
+
+
+def _tile(pai: str, style: str) -> str:
+    """A logged tile name for people: Chinese, Unicode glyph or compact."""
+    k = tiles.parse_tile(pai)
+    return tiles.name_zh(k) if style == "zh" else tiles.glyph(k) if style == "unicode" else pai
+
+
+def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = None) -> str | None:
+    """One line about an event for people; ``viewer`` hides what that seat cannot see (None: all)."""
+    t = ev["type"]
+    who = f"player_{ev['actor']}" if "actor" in ev else ""
+    hidden = viewer is not None and ev.get("actor") != viewer
+    if t == "start_hand":
+        return f"new hand, dealer player_{ev['dealer']}"
+    if t == "dingque":
+        suit = tiles.SUIT_NAMES_ZH[tiles.SUITS.index(ev["suit"])]
+        return f"{who} chose a void suit" if hidden else f"{who} 定缺 {suit}"
+    if t == "dingque_reveal":
+        return "定缺: " + ", ".join(f"player_{s} {tiles.SUIT_NAMES_ZH[tiles.SUITS.index(v)]}"
+                                     for s, v in enumerate(ev["voids"]))
+    if t == "tsumo":
+        what = "摸牌" if hidden else f"摸 {_tile(ev['pai'], style)}"
+        return f"{who} {what}" + (" (杠后补牌)" if ev.get("replacement") else "")
+    if t == "dahai":
+        return f"{who} 打 {_tile(ev['pai'], style)}"
+    if t in ("pon", "daiminkan"):
+        label = "碰" if t == "pon" else "直杠"
+        return f"{who} {label} {_tile(ev['pai'], style)} from player_{ev['target']}"
+    if t == "ankan":
+        return f"{who} 暗杠" + ("" if hidden else f" {_tile(ev['pai'], style)}")
+    if t == "kakan_declare":
+        return f"{who} declares 面下杠 {_tile(ev['pai'], style)}"
+    if t == "kakan":
+        return f"{who} 面下杠 {_tile(ev['pai'], style)}"
+    if t == "hora":
+        src = "自摸" if ev["target"] == ev["actor"] else f"player_{ev['target']} 点炮"
+        fans = " ".join(f"{name}{fan}" for name, fan in ev["fans"])
+        return f"{who} 胡 {_tile(ev['pai'], style)} ({src}): {fans} X={ev['X']}"
+    if t == "pay":
+        return f"  player_{ev['from']} pays player_{ev['to']} {ev['beans']} beans ({ev['reason']})"
+    if t == "ryukyoku":
+        return "流局: the wall is empty"
+    if t == "end_hand":
+        return f"hand over ({ev['reason']}); beans {ev['beans']}"
+    return None
