@@ -82,7 +82,7 @@ class BloodBattleObserver:
         self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
-        self._order_idx = [np.array(o) for o in self._order]
+        self._seat_onehot = [[float(s == seat) for s in range(N_SEATS)] for seat in range(N_SEATS)]
 
     def observe(self, g: BloodBattleGame, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that seat may know.
@@ -92,46 +92,52 @@ class BloodBattleObserver:
         """
         v, w = self._start, self.width
         out = np.zeros((self.planes, w), dtype=np.float32)
-        np.greater(np.asarray(g.hands[seat][:w], dtype=np.int8), _THRESH, out=out[v["hand"] : v["hand"] + 4])
+        np.greater(np.frombuffer(g.hands[seat], np.uint8, w), _THRESH, out=out[v["hand"] : v["hand"] + 4])
         ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
         if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
             ones.append(v["drawn"] * w + g.drawn)
         if g.phase in ("claim", "rob"):
             ones.append(v["claim"] * w + g.claim_tile)
         revealed = g.phase != "void"
-        won_tile = {win.seat: win.tile for win in g.wins}
         order = self._order[seat]
-        np.multiply(g.river_counts[self._order_idx[seat], :w], 0.25, out=out[v["river"] : v["river"] + 4])
+        # Rotate the four rivers to seat-relative order with two slices (cheaper than fancy indexing).
+        r0, rc = v["river"], g.river_counts
+        np.multiply(rc[seat:, :w], 0.25, out=out[r0 : r0 + 4 - seat])
+        np.multiply(rc[:seat, :w], 0.25, out=out[r0 + 4 - seat : r0 + 4])
         n_ankan = [0.0] * N_SEATS
+        pong0, kong0, recent0, void0 = v["pong"] * w, v["kong"] * w, v["recent"] * w, v["void"] * w
         for r, s in enumerate(order):
             for m in g.melds[s]:
                 if m.kind == "pong":
-                    ones.append((v["pong"] + r) * w + m.tile)
+                    ones.append(pong0 + r * w + m.tile)
                 elif m.kind == "ankan":
                     n_ankan[r] += 0.25
                     if s == seat:
                         ones.append(v["own_ankan"] * w + m.tile)
                 else:
-                    ones.append((v["kong"] + r) * w + m.tile)
-            base = (v["recent"] + RECENT * r) * w
-            for i, k in enumerate(reversed(g.rivers[s][-RECENT:])):
-                ones.append(base + i * w + k)
-            if s in won_tile:
-                ones.append((v["won_tile"] + r) * w + won_tile[s])
-            if (s == seat or revealed) and g.void[s] >= 0:
-                start = (v["void"] + r) * w + 9 * g.void[s]
-                ones.extend(range(start, start + 9))
+                    ones.append(kong0 + r * w + m.tile)
+            river = g.rivers[s]
+            if river:
+                base = recent0 + RECENT * r * w
+                ones += [base + i * w + k for i, k in enumerate(reversed(river[-RECENT:]))]
+            vs = g.void[s]
+            if vs >= 0 and (revealed or s == seat):
+                start = void0 + r * w + 9 * vs
+                ones += range(start, start + 9)
+        for win in g.wins:
+            ones.append((v["won_tile"] + order.index(win.seat)) * w + win.tile)
         out.reshape(-1)[ones] = 1
         # Whole-plane scalars, ankan_count to the end, are consecutive: one broadcast write.
         phase = [0.0] * 4
         if g.phase in _PHASES:
             phase[_PHASES.index(g.phase)] = 1.0
+        scale = self.bean_scale
         scalars = (
             n_ankan
             + [float(g.won[s]) for s in order]
             + [float(s == g.dealer) for s in order]
-            + [g.beans[s] / self.bean_scale for s in order]
-            + [float(s == seat) for s in range(N_SEATS)]
+            + [g.beans[s] / scale for s in order]
+            + self._seat_onehot[seat]
             + phase
             + [g.wall_count / 108]
             + [float(g.current_player == seat and g.phase == "turn" and g.after_kong)]
@@ -146,7 +152,7 @@ class BloodBattleObserver:
         out = np.zeros((self.state_planes, w), dtype=np.float32)
         for s in range(N_SEATS):
             out[v["hands"].start + 4 * s : v["hands"].start + 4 * s + 4] = (
-                np.asarray(g.hands[s][:w], dtype=np.int8) > _THRESH
+                np.frombuffer(g.hands[s], np.uint8, w) > _THRESH
             )
             for m in g.melds[s]:
                 name = "ankan" if m.kind == "ankan" else ("pong" if m.kind == "pong" else "kong")

@@ -173,7 +173,7 @@ def test_decode_matches_the_game():
             seat = g.current_player
             obs = e.observe(e.agent_selection)
             v = decode(obs["observation"])
-            assert v.hand == g.hands[seat][:27]
+            assert v.hand == list(g.hands[seat][:27])
             assert v.phase == g.phase and v.wall == g.wall_count
             assert v.claim == (g.claim_tile if g.phase in ("claim", "rob") else -1)
             assert v.drawn == (g.drawn if g.phase == "turn" and g.drawn is not None else -1)

@@ -72,7 +72,9 @@ class BloodBattleGame:
         self.dealer = dealer
         self.wall = list(wall)
         self.head, self.tail = 0, len(self.wall)
-        self.hands = [[0] * tiles.N_KINDS for _ in range(N_SEATS)]
+        # Concealed hands as 34-slot count arrays; bytearray: list-fast item access, a negative
+        # count raises, and encoders read it as a numpy view without copying.
+        self.hands = [bytearray(tiles.N_KINDS) for _ in range(N_SEATS)]
         for i in range(N_SEATS):
             seat = (dealer + i) % N_SEATS
             for k in self.wall[13 * i : 13 * i + 13]:
@@ -122,8 +124,8 @@ class BloodBattleGame:
         return self.phase == "over"
 
     def concealed(self, seat: int) -> np.ndarray:
-        """The concealed hand of a seat as a 34-slot count array."""
-        return np.array(self.hands[seat], dtype=np.int8)
+        """The concealed hand of a seat as a 34-slot count array (a copy)."""
+        return np.frombuffer(self.hands[seat], dtype=np.uint8).astype(np.int8)
 
     def holds_void(self, seat: int) -> bool:
         """Whether the seat still holds tiles of its void suit (S2)."""
@@ -157,9 +159,7 @@ class BloodBattleGame:
                     return mask
             v = self.void[s]
             lo, hi = (9 * v, 9 * v + 9) if self.holds_void(s) else (0, tiles.N_SUIT_KINDS)
-            for k in range(lo, hi):
-                if hand[k]:
-                    mask[L.DISCARD + k] = 1
+            mask[[L.DISCARD + k for k in range(lo, hi) if hand[k]]] = 1
             if self.wall_count > 0:
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
@@ -268,12 +268,11 @@ class BloodBattleGame:
         self.drawn = None
         self.events.append({"type": "dahai", "actor": s, "pai": tiles.name(k)})
         self.claim_tile, self.claim_from = k, s
+        # Seats that can claim (S4): the cheap 碰 test first, then the cached waits.
+        suit = k // 9
         self.queue = [
-            t for t in self._seats_after(s)
-            if not self.won[t] and (
-                self._can_win_on(t, k)
-                or (k // 9 != self.void[t] and self.hands[t][k] >= 2)
-            )
+            t for t in ((s + 1) % 4, (s + 2) % 4, (s + 3) % 4)
+            if not self.won[t] and ((suit != self.void[t] and self.hands[t][k] >= 2) or self._can_win_on(t, k))
         ]
         self.answers = {}
         if self.queue:
@@ -412,7 +411,9 @@ class BloodBattleGame:
 
     def _next_draw(self, after: int) -> None:
         """The next seat in play after ``after`` draws; an empty wall ends the hand (S15)."""
-        s = next(t for t in self._seats_after(after) if not self.won[t])
+        s = (after + 1) % N_SEATS
+        while self.won[s]:
+            s = (s + 1) % N_SEATS
         if self.wall_count == 0:
             self._exhaustive_draw()
             return
