@@ -43,7 +43,7 @@ def game(hands: list[str | None], draws: str = "", tail: str = "", preset: str =
         if h is None:
             h = bystander(left)
         full.append(h)
-    return BloodBattleGame(blood_battle_rules(preset), scripted_wall(full, draws, tail), 0)
+    return BloodBattleGame(blood_battle_rules(preset), scripted_wall(full, draws, tail), 0, auto_forced=False)
 
 
 def bystander(left: list[int]) -> str:
@@ -199,7 +199,7 @@ def test_decode_matches_the_game():
             assert v.visible == seen
             checked += 1
             e.step(policy.act(obs["observation"], obs["action_mask"], rng))
-    assert checked > 300
+    assert checked > 250
 
 
 def test_hand_eval_agrees_with_shapes():
@@ -312,7 +312,7 @@ def test_prefers_the_discard_that_leaves_more_useful_tiles():
             rest.remove(k)
         rest = [rest[i] for i in rng.permutation(len(rest))]
         wall = mine[:13] + rest[:39] + [mine[13]] + rest[39:]
-        g = BloodBattleGame(rules, wall, 0)
+        g = BloodBattleGame(rules, wall, 0, auto_forced=False)
         voids(g)
         c = list(g.hands[0])
         best = shapes.shanten(c)

@@ -54,6 +54,7 @@ def _random_game(rules, seed: int):
         assert 0 <= g.current_player < N_SEATS and not g.won[g.current_player]
         legal = g.legal_actions()
         assert legal, f"seat {g.current_player} has no legal action in phase {g.phase}"
+        assert len(legal) >= 2, "a seat with no choice must not be asked (DESIGN §4)"
         delta = g.apply(_pick(g, legal, rng))
         totals = [t + d for t, d in zip(totals, delta)]
         steps += 1

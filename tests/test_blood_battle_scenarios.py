@@ -54,11 +54,12 @@ def new_game(preset: str, hands: list[str], draws: str = "", tail: str = "", las
     """A hand on a scripted wall. ``draws``: head draws (the first is the dealer's 14th tile);
     ``tail``: kong replacements, in order; ``last``: the final head draws of the wall, in order
     (they sit between the unscripted middle and the tail, so they are drawn when the wall runs
-    out). Rules default to N = 1, A = 0."""
+    out). Rules default to N = 1, A = 0. Every decision is asked, forced ones included
+    (``auto_forced=False``), so a script spells out each move; see test_forced_moves_are_played_at_once."""
     back = tail + " " + " ".join(tiles.name(k) for k in reversed(tiles.parse(last)))
     wall = scripted_wall(hands, draws, back, dealer)
     rules = blood_battle_rules(preset, **{"room_coefficient": 1, "rake": 0, **rules})
-    return BloodBattleGame(rules, wall, dealer)
+    return BloodBattleGame(rules, wall, dealer, auto_forced=False)
 
 
 def dingque(voids: str = "ssss", dealer: int = 0) -> list[tuple[int, int]]:
@@ -623,3 +624,16 @@ def test_room_coefficient_and_rake_in_the_engine(winners, expected):
     play(g, dingque() + MULTI_ROUND)
     assert play(g, [(s, HU if s in winners else PASS) for s in (1, 2, 3)]) == expected
     assert g.over == (len(winners) == 3)
+
+
+def test_forced_moves_are_played_at_once():
+    """DESIGN §4: a seat with no choice is not asked. With the default auto_forced the dealer's
+    lone void-suit tile is discarded within the step of the last 定缺 choice."""
+    hands = ["23779m11334579p", "123m456p789p11p46m", "888m222p666p999m5m", "11m33m77m44p88p33p5m"]
+    g = BloodBattleGame(blood_battle_rules("qq"), scripted_wall(hands, "1s 5m"), 0)
+    for seat in range(4):
+        assert g.current_player == seat
+        g.apply(VOID("s"))
+    assert g.rivers[0] == [T("1s")]  # played unasked: 1s was the dealer's only legal discard
+    assert g.current_player == 1 and g.phase == "turn" and g.drawn == T("5m")
+    assert len(g.legal_actions()) >= 2

@@ -165,8 +165,8 @@ def test_two_winners_on_one_discard_replay(tmp_path):
     """一炮多响 (S4): both wins and their payments are logged in order and verify."""
     hands = ["23779m11334579p", "123m456p789p11p46m", "888m222p666p999m5m", "11m33m77m44p88p33p5m"]
     lines = _scripted(tmp_path, hands, "1s 2s 3s 4s 5m", "",
-                      [(0, D("1s")), (1, D("2s")), (2, D("3s")), (3, D("4s")), (0, D("5m")),
-                       (1, L.HU), (2, L.PASS), (3, L.HU)])
+                      # the lone 条 discards are forced, so the env plays them unasked
+                      [(0, D("5m")), (1, L.HU), (2, L.PASS), (3, L.HU)])
     i = next(i for i, r in enumerate(lines) if r["type"] == "hora")
     assert [(r["type"], r.get("actor"), r.get("action")) for r in lines[i - 3:i]] == \
         [("action", 1, L.HU), ("action", 2, L.PASS), ("action", 3, L.HU)]
@@ -179,9 +179,9 @@ def test_robbed_kong_replay(tmp_path):
     """抢杠胡 (S6) by two seats: kakan_declare, the rob answers, two hora, no kakan."""
     hands = ["123446799m4567p", "55m1s13699m44557p", "46m123p456p789p11p", "67m222p333p888p99p"]
     lines = _scripted(tmp_path, hands, "5m 2s 3s 4s 5m", "6s",
-                      [(0, D("5m")), (1, L.PONG), (2, L.PASS), (3, L.PASS), (1, D("1s")), (2, D("2s")),
-                       (3, D("3s")), (0, D("4s")), (1, L.KONG + tiles.parse_tile("5m")),
-                       (2, L.ROB_KONG), (3, L.ROB_KONG)])
+                      # forced 条 discards are played unasked
+                      [(0, D("5m")), (1, L.PONG), (2, L.PASS), (3, L.PASS),
+                       (1, L.KONG + tiles.parse_tile("5m")), (2, L.ROB_KONG), (3, L.ROB_KONG)])
     i = next(i for i, r in enumerate(lines) if r["type"] == "kakan_declare")
     assert [r["type"] for r in lines[i - 1:i + 4]] == ["action", "kakan_declare", "action", "action", "hora"]
     robs = [r for r in lines if r["type"] == "hora"]

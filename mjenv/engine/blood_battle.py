@@ -61,15 +61,19 @@ class BloodBattleGame:
     """One hand of blood battle. Draws come from the head of ``wall``, kong replacements from the tail.
 
     Deal: seat ``dealer`` takes 13 tiles, then each next seat 13, then the dealer a 14th.
+    With ``auto_forced`` (the default) a decision with a single legal action is played at once
+    and its effects land in the same step; scripted tests may turn it off to ask every decision.
     """
 
-    def __init__(self, rules: BloodBattleRules, wall: Sequence[int], dealer: int) -> None:
+    def __init__(self, rules: BloodBattleRules, wall: Sequence[int], dealer: int,
+                 auto_forced: bool = True) -> None:
         if sorted(wall) != SUIT_TILES:
             raise ValueError("a blood-battle wall holds each of the 27 suited kinds exactly 4 times")
         if not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
         self.rules = rules
         self.dealer = dealer
+        self.auto_forced = auto_forced  # play lone legal actions at once (False: ask, for scripts)
         self.wall = list(wall)
         self.head, self.tail = 0, len(self.wall)
         # Concealed hands as 34-slot count arrays; bytearray: list-fast item access, a negative
@@ -231,8 +235,19 @@ class BloodBattleGame:
                 f"illegal action {action!r} ({shown}) for seat {self.current_player} "
                 f"in phase {self.phase!r}; legal: {legal}"
             )
-        action = int(action)
         self._delta = [0] * N_SEATS
+        self._play(int(action))
+        # A seat with no choice is not asked (DESIGN §4): a lone forced void discard or a
+        # forced win (S13) is played at once, within this step.
+        while self.auto_forced and self.phase != "over":
+            mask = self.legal_mask()
+            if mask.sum() != 1:
+                break
+            self._play(int(mask.argmax()))
+        return self._delta
+
+    def _play(self, action: int) -> None:
+        """Apply one legal action of ``current_player``."""
         self._mask = None
         if self.phase == "void":
             self._choose_void(action - L.VOID)
@@ -245,7 +260,6 @@ class BloodBattleGame:
                 self._self_kong(action - L.KONG)
         else:
             self._answer(action)
-        return self._delta
 
     def _choose_void(self, suit: int) -> None:
         s = self.current_player

@@ -1,0 +1,442 @@
+"""PPO self-play trainer (train/) and the neural agent (agents/neural.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import load_policy
+from agents.neural import CheckpointError, NeuralPolicy, PolicyValueNet, read_checkpoint
+from mjenv import blood_battle_v0
+from train.config import TrainConfig, make_config, parse_args
+from train.pool import OpponentPool
+from train.ppo import gae, main, ppo_update, to_batch, train
+from train.rollout import LEARNER, HandSummary, RolloutWorker, all_weights, credit_rewards, policy_weights
+
+ROOT = Path(__file__).resolve().parents[1]
+OBS_PLANES = blood_battle_v0.raw_env().observer.planes
+STATE_PLANES = blood_battle_v0.raw_env().observer.state_planes
+QUICKSTART = ROOT / "configs" / "quickstart_blood_battle.yaml"
+TINY = dict(backend="inline", workers=1, envs_per_worker=4, decisions_per_worker=150, channels=16, blocks=1,
+            minibatch_size=64, update_epochs=2, progress=False, eval_opponents=[], torch_threads=1)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny networks: several threads only contend with each other (and other tests) for the cores."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def tiny(tmp_path: Path, **overrides) -> TrainConfig:
+    """A config small enough for a test: a few hundred decisions, inline rollouts."""
+    return make_config({**TINY, "runs_dir": str(tmp_path / "runs"), **overrides})
+
+
+def fresh_net(cfg: TrainConfig, state_planes: int = 0) -> PolicyValueNet:
+    """The network the trainer starts from with this config's seed."""
+    return PolicyValueNet(OBS_PLANES, cfg.channels, cfg.blocks, state_planes,
+                          generator=torch.Generator().manual_seed(cfg.seed))
+
+
+# ---------------------------------------------------------------- config
+
+
+def test_config_unknown_key_fails_naming_the_key(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown config key 'totl_decisions'"):
+        make_config({"totl_decisions": 100})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("total_decisions: 100\nlearning_rte: 0.1\n")
+    with pytest.raises(ValueError, match="'learning_rte'"):
+        parse_args(["--config", str(bad)])
+
+
+def test_config_wrong_type_and_range_fail_naming_the_field(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(ValueError, match="'workers' must be int"):
+        make_config({"workers": "two"})
+    with pytest.raises(ValueError, match="'latest_prob' must be in"):
+        make_config({"latest_prob": 1.5})
+    assert main(["--workers", "0"]) == 2
+    assert "'workers' must be >= 1" in capsys.readouterr().err
+    assert main(["--resume", "/nonexistent/run"]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+
+
+def test_config_file_then_command_line_overrides() -> None:
+    cfg, resume = parse_args(["--config", str(QUICKSTART), "--total-decisions", "20000", "--oracle-critic", "true",
+                              "--env-options", "{preset: qq}"])
+    assert resume is None
+    assert cfg.total_decisions == 20000 and cfg.oracle_critic is True and cfg.env_options == {"preset": "qq"}
+    assert cfg.channels == 32  # from the file
+    assert isinstance(make_config({"learning_rate": 1}).learning_rate, float)
+
+
+def test_every_config_field_has_a_docstring() -> None:
+    from train.config import field_docs
+
+    docs = field_docs()
+    assert {f.name for f in dataclasses.fields(TrainConfig)} == set(docs)
+    assert all(docs.values())
+
+
+# ---------------------------------------------------------------- reward crediting
+
+
+def test_credit_rewards_between_decisions_go_to_the_last_decision() -> None:
+    actors = [0, 1, 2, 0, 3, 1]
+    step_rewards = [
+        [0, 0, 0, 0],
+        [0, 0, 0, 0],
+        [-2, 4, -2, 0],   # seat 1's kong paid while seat 2 acts: 0 → step 0, 1 → step 1, 2 → step 2
+        [0, 0, 0, 0],
+        [5, -5, 0, 0],    # a payment during seat 3's step: 0 → step 3, 1 → step 1
+        [-1, -1, -1, 3],  # the final settlement, at seat 1's last step: 0 → 3, 1 → 5, 2 → 2, 3 → 4
+    ]
+    credited = credit_rewards(actors, step_rewards)
+    assert credited == [-2, 4 - 5, -2 - 1, 5 - 1, 3, -1]
+    for seat in range(4):
+        mine = sum(c for c, a in zip(credited, actors) if a == seat)
+        assert mine == sum(r[seat] for r in step_rewards)
+
+
+def test_credit_rewards_before_a_first_decision_go_to_it() -> None:
+    assert credit_rewards([0, 1], [[-3, 3, 0, 0], [0, 0, 0, 0]]) == [-3, 3]
+    with pytest.raises(ValueError, match="made no decision"):
+        credit_rewards([0], [[-3, 3, 0, 0]])
+
+
+def _replay_env_rewards(hand: HandSummary, env_options: dict) -> tuple[list[int], list[int]]:
+    """Replay a hand from its seed and actions through the AEC loop; each seat's summed ``env.last()``
+    rewards and the final beans."""
+    env = blood_battle_v0.env(**env_options)
+    env.reset(seed=hand.seed)
+    totals = dict.fromkeys(env.possible_agents, 0)
+    actions = iter(hand.actions)
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        totals[agent] += reward
+        env.step(None if terminated or truncated else next(actions))  # an illegal action would raise
+    assert next(actions, None) is None
+    return list(totals.values()), list(env.unwrapped.game.beans)
+
+
+@pytest.mark.parametrize("with_pool", [False, True])
+def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_pool: bool) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=3, env_options={"preset": "qq", "rake": 3})
+    worker = RolloutWorker(cfg, 0)
+    net = fresh_net(cfg)
+    snaps = {7: policy_weights(fresh_net(dataclasses.replace(cfg, seed=9)))} if with_pool else {}
+    pool = [(7, 1.0)] if with_pool else []
+    r = worker.collect(1, all_weights(net), snaps, pool, 300)
+    assert len(r.action) >= 300 and len(r.hands) >= 3
+    assert r.mask[np.arange(len(r.action)), r.action].all()  # every chosen action was legal
+    np.testing.assert_array_equal(r.reward, (r.beans / worker.scale).astype(np.float32))
+    saw_snapshot = False
+    for h, hand in enumerate(r.hands):
+        totals, final = _replay_env_rewards(hand, cfg.env_options)
+        assert totals == final == list(hand.beans)
+        assert sum(totals) == -4 * 3  # zero-sum apart from the rake
+        for seat in range(4):
+            rows = np.flatnonzero((r.hand == h) & (r.seat == seat))
+            if hand.lineup[seat] != LEARNER:
+                saw_snapshot = True
+                assert rows.size == 0  # snapshot decisions are not trained on
+                continue
+            assert rows.size > 0 and np.all(np.diff(rows) == 1)  # contiguous per (hand, seat)
+            assert int(r.beans[rows].sum()) == totals[seat]  # exactly, in beans
+            assert r.done[rows].tolist() == [False] * (rows.size - 1) + [True]
+    assert saw_snapshot == with_pool
+    assert r.all_decisions == sum(len(h.actions) for h in r.hands)
+
+
+def test_gae_without_discount_gives_returns_to_go_per_trajectory() -> None:
+    rewards = np.array([1.0, 0.0, 2.0, -1.0, 3.0], dtype=np.float32)
+    values = np.array([0.5, 0.1, 0.2, 0.0, 1.0], dtype=np.float32)
+    dones = np.array([False, False, True, False, True])
+    adv, ret = gae(rewards, values, dones, gamma=1.0, lam=1.0)
+    np.testing.assert_allclose(ret, [3.0, 2.0, 2.0, 2.0, 3.0])
+    np.testing.assert_allclose(adv, ret - values)
+    adv0, _ = gae(rewards, values, dones, gamma=1.0, lam=0.0)  # λ = 0: one-step TD errors
+    np.testing.assert_allclose(adv0, [1.0 + 0.1 - 0.5, 0.2 - 0.1, 2.0 - 0.2, -1.0 + 1.0 - 0.0, 3.0 - 1.0], atol=1e-6)
+
+
+# ---------------------------------------------------------------- learning
+
+
+def _fixed_batch(cfg: TrainConfig, net: PolicyValueNet, decisions: int = 400) -> dict:
+    worker = RolloutWorker(cfg, 0)
+    r = worker.collect(1, all_weights(net), {}, [], decisions)
+    adv, ret = gae(r.reward, r.value, r.done, cfg.gamma, cfg.gae_lambda)
+    return to_batch(r, adv, ret, torch.device("cpu"))
+
+
+def _value_loss(net: PolicyValueNet, batch: dict) -> float:
+    with torch.no_grad():
+        _, v = net(batch["obs"], batch["mask"], batch["state"])
+    return float(((v - batch["return"]) ** 2).mean())
+
+
+@pytest.mark.parametrize("oracle", [False, True])
+def test_value_loss_falls_on_a_fixed_batch(tmp_path: Path, oracle: bool) -> None:
+    cfg = tiny(tmp_path, oracle_critic=oracle, reward_scale=6.0, ent_coef=0.0, learning_rate=2e-3,
+               minibatch_size=256, clip_vloss=False)
+    net = fresh_net(cfg, state_planes=STATE_PLANES if oracle else 0)
+    batch = _fixed_batch(cfg, net)
+    if oracle:
+        assert batch["state"].shape[1:] == (STATE_PLANES, 27)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    before = _value_loss(net, batch)
+    for i in range(15):
+        stats = ppo_update(net, optimizer, batch, cfg, np.random.default_rng(i))
+        assert all(math.isfinite(v) for v in stats.values())
+    assert _value_loss(net, batch) < 0.7 * before
+
+
+def test_policy_update_raises_the_probability_of_rewarded_actions(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, ent_coef=0.0, vf_coef=0.0, learning_rate=1e-3, update_epochs=3, minibatch_size=10_000)
+    net = fresh_net(cfg)
+    batch = _fixed_batch(cfg, net)
+    good = batch["advantage"] > batch["advantage"].mean()  # advantages are centred per minibatch (norm_adv)
+    ppo_update(net, torch.optim.Adam(net.parameters(), lr=cfg.learning_rate), batch, cfg, np.random.default_rng(0))
+    with torch.no_grad():
+        logits, _ = net(batch["obs"], batch["mask"])
+        new_logprob = torch.log_softmax(logits, 1).gather(1, batch["action"][:, None]).squeeze(1)
+    # The update must improve the policy-gradient surrogate: actions with positive advantage
+    # gain log-probability, actions with negative advantage lose it, weighted by the advantage.
+    change = new_logprob - batch["logprob"]
+    centred = batch["advantage"] - batch["advantage"].mean()  # the update normalises advantages
+    assert float((centred * change).mean()) > 0
+    assert float(change[good].mean()) > float(change[~good].mean())
+
+
+# ---------------------------------------------------------------- pool
+
+
+def test_pool_prefers_snapshots_that_beat_the_learner_and_drops_the_oldest() -> None:
+    pool = OpponentPool(size=2, power=1.0)
+    for update in (1, 2, 3):
+        pool.add({"w": np.full(2, update, dtype=np.float32)}, update)
+    assert [s.update for s in pool.snapshots] == [2, 3] and pool.next_id == 3
+    strong, weak = pool.snapshots[0].id, pool.snapshots[1].id
+    hands = [HandSummary(0, (LEARNER, strong, weak, LEARNER), (-10, 30, -20, 0), (False,) * 4, [])] * 5
+    pool.record(hands)
+    probs = dict(pool.priorities())
+    assert probs[strong] > probs[weak] and abs(sum(probs.values()) - 1) < 1e-12
+    clone = OpponentPool(size=2, power=1.0)
+    clone.load_state_dict(pool.state_dict())
+    assert clone.priorities() == pool.priorities()
+    np.testing.assert_array_equal(clone.snapshots[1].weights["w"], pool.snapshots[1].weights["w"])
+
+
+# ---------------------------------------------------------------- smoke run, checkpoints, agent
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A trainer run of ~600 decisions with a pool snapshot, a checkpoint and a tiny evaluation."""
+    tmp = tmp_path_factory.mktemp("smoke")
+    cfg = tiny(tmp, total_decisions=600, snapshot_every=1, checkpoint_every=2,
+               eval_opponents=["random"], eval_deals=2, oracle_critic=True)
+    return train(cfg)
+
+
+def _scalars(run_dir: Path) -> dict[str, list[float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run_dir))
+    acc.Reload()
+    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
+def test_smoke_run_logs_finite_losses_and_changes_the_parameters(smoke_run: Path) -> None:
+    scalars = _scalars(smoke_run)
+    for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                "charts/beans_per_hand", "charts/win_rate", "charts/eval_vs_random_beans_per_hand"):
+        assert tag in scalars and all(math.isfinite(v) for v in scalars[tag]), tag
+    assert len(scalars["losses/policy_loss"]) >= 3  # several updates
+    ckpt = read_checkpoint(smoke_run / "checkpoint.pt")
+    assert ckpt["global_step"] >= 600 and ckpt["update"] >= 3 and len(ckpt["pool"]["snapshots"]) >= 1
+    initial = fresh_net(make_config(ckpt["config"]), state_planes=STATE_PLANES).state_dict()
+    changed = [k for k, v in ckpt["model"].items() if not torch.equal(v, initial[k])]
+    assert len(changed) == len(initial)
+    saved = (smoke_run / "config.yaml").read_text()
+    assert "total_decisions: 600" in saved and "oracle_critic: true" in saved
+    assert (smoke_run / "eval.json").is_file()
+
+
+def test_checkpoint_loads_with_weights_only_and_as_an_agent(smoke_run: Path) -> None:
+    path = smoke_run / "checkpoint.pt"
+    raw = torch.load(path, weights_only=True)
+    assert raw["format"] == "mjenv.ppo/1" and not (smoke_run / "checkpoint.pt.tmp").exists()
+    policy = load_policy(str(path))
+    assert isinstance(policy, NeuralPolicy) and policy.greedy
+    env = blood_battle_v0.raw_env()
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    while not env.game.over:  # a whole hand with the neural policy in every seat: only legal actions
+        obs = env.observe(env.agent_selection)
+        a = policy.act(obs["observation"], obs["action_mask"], rng)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+    obs = env.observe(env.agent_selection)
+    batch_obs = np.stack([obs["observation"]] * 3)
+    masks = np.zeros((3, 62), dtype=np.int8)
+    masks[:, [3, 20, 59]] = 1
+    greedy = policy.act_batch(batch_obs, masks, rng)
+    assert (greedy == greedy[0]).all() and set(greedy) <= {3, 20, 59}
+    sampler = NeuralPolicy(policy.net, greedy=False)
+    assert set(sampler.act_batch(np.stack([obs["observation"]] * 50), np.repeat(masks[:1], 50, 0), rng)) <= {3, 20, 59}
+    clone = pickle.loads(pickle.dumps(policy))  # how the arena sends it to its workers
+    assert (clone.act_batch(batch_obs, masks, rng) == greedy).all()
+
+
+def test_policy_refuses_observations_of_another_encoder() -> None:
+    policy = NeuralPolicy(PolicyValueNet(obs_planes=OBS_PLANES - 5, channels=8, blocks=1), name="old")
+    with pytest.raises(ValueError, match=f"'old' was trained on observations of {OBS_PLANES - 5} planes"):
+        policy.act(np.zeros((OBS_PLANES, 27), np.float32), np.ones(62, np.int8), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint\n", b"PK\x03\x04truncated zip"])
+def test_corrupt_checkpoint_gives_a_clear_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "broken.pt"
+    path.write_bytes(content)
+    with pytest.raises(CheckpointError, match="broken.pt: not a readable torch checkpoint"):
+        load_policy(str(path))
+
+
+def test_checkpoint_of_something_else_gives_a_clear_error(tmp_path: Path, smoke_run: Path) -> None:
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2)}, other)
+    with pytest.raises(CheckpointError, match="not an mjenv PPO checkpoint"):
+        read_checkpoint(other)
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes((smoke_run / "checkpoint.pt").read_bytes()[:5000])
+    with pytest.raises(CheckpointError, match="truncated.pt"):
+        read_checkpoint(truncated)
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        read_checkpoint(tmp_path / "missing.pt")
+
+
+def test_resume_from_a_damaged_checkpoint_names_the_file(tmp_path: Path, smoke_run: Path,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text((smoke_run / "config.yaml").read_text())
+    (run / "checkpoint.pt").write_bytes((smoke_run / "checkpoint.pt").read_bytes()[:3000])
+    assert main(["--resume", str(run)]) == 2
+    assert "checkpoint.pt: not a readable torch checkpoint" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- resume after a kill
+
+
+def _start(args: list[str]) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "train", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_resume_after_kill_continues_the_counter_and_matches_an_unbroken_run(tmp_path: Path) -> None:
+    flags = ["--backend", "inline", "--envs-per-worker", "4", "--decisions-per-worker", "100",
+             "--channels", "16", "--blocks", "1", "--minibatch-size", "64", "--update-epochs", "1",
+             "--progress", "false", "--eval-opponents", "[]", "--checkpoint-every", "1",
+             "--snapshot-every", "2", "--total-decisions", "1500"]
+    proc = _start([*flags, "--runs-dir", str(tmp_path / "killed")])
+    deadline = time.monotonic() + 120
+    ckpt = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        found = list((tmp_path / "killed").glob("*/checkpoint.pt"))
+        if found:
+            ckpt = found[0]
+            break
+        time.sleep(0.05)
+    assert ckpt is not None, proc.communicate()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    killed = read_checkpoint(ckpt)
+    assert killed["global_step"] < 1500, "the run finished before the kill: make it longer"
+
+    resumed = _start(["--resume", str(ckpt.parent)])
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert f"at update {killed['update']}, decision {killed['global_step']}" in out
+    final = read_checkpoint(ckpt)
+    assert final["update"] > killed["update"] and final["global_step"] >= 1500
+
+    unbroken_run = train(parse_args([*flags, "--runs-dir", str(tmp_path / "unbroken")])[0])
+    reference = read_checkpoint(unbroken_run / "checkpoint.pt")
+    assert (reference["update"], reference["global_step"], reference["hands"]) == (
+        final["update"], final["global_step"], final["hands"])
+    for k, v in reference["model"].items():  # nothing lost: the same weights as without the kill
+        assert torch.equal(v, final["model"][k]), k
+
+
+# ---------------------------------------------------------------- backends
+
+
+def _same_rollouts(got, parts) -> None:
+    """A backend's joined rollout equals the per-worker rollouts computed in this process."""
+    want = type(parts[0]).concat(parts)
+    for name in ("obs", "mask", "action", "beans", "done", "hand", "seat"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+    np.testing.assert_allclose(got.logprob, want.logprob, rtol=1e-5, atol=1e-6)
+    assert [h.actions for h in got.hands] == [h.actions for h in want.hands]
+
+
+def test_local_worker_processes_collect_the_same_rollouts_and_report_a_dead_worker(tmp_path: Path) -> None:
+    from train.backends import LocalWorkers
+
+    cfg = tiny(tmp_path, backend="local", workers=2)
+    net = fresh_net(cfg)
+    snaps = {3: policy_weights(fresh_net(dataclasses.replace(cfg, seed=4)))}
+    workers = LocalWorkers(cfg)
+    try:
+        got = workers.collect(2, all_weights(net), snaps, [(3, 1.0)])
+        again = workers.collect(3, all_weights(net), snaps, [(3, 1.0)])  # snapshots cached, not resent
+        workers.procs[1].kill()
+        workers.procs[1].join()
+        with pytest.raises(RuntimeError, match="rollout worker 1 exited"):
+            workers.collect(4, all_weights(net), {}, [])
+    finally:
+        workers.close()
+    _same_rollouts(got, [RolloutWorker(cfg, i).collect(2, all_weights(net), snaps, [(3, 1.0)], cfg.decisions_per_worker)
+                         for i in range(2)])
+    assert len(again.hands) > 0 and any(3 in h.lineup for h in again.hands)
+
+
+# ---------------------------------------------------------------- Ray backend
+
+
+def test_ray_backend_collects_the_same_rollouts_as_local_workers(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray  # the test command installs the ray extra
+    from train.backends import RayWorkers
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    cfg = tiny(tmp_path, backend="ray", workers=2, total_decisions=400, snapshot_every=1)
+    net = fresh_net(cfg)
+    snaps = {3: policy_weights(fresh_net(dataclasses.replace(cfg, seed=4)))}
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        workers = RayWorkers(cfg)
+        got = workers.collect(2, all_weights(net), snaps, [(3, 1.0)])
+        workers.close()
+        run_dir = train(cfg)  # the trainer end to end on Ray actors
+    finally:
+        ray.shutdown()
+    _same_rollouts(got, [RolloutWorker(cfg, i).collect(2, all_weights(net), snaps, [(3, 1.0)], cfg.decisions_per_worker)
+                         for i in range(2)])
+    assert read_checkpoint(run_dir / "checkpoint.pt")["global_step"] >= 400

@@ -1,0 +1,261 @@
+"""Training configuration: one dataclass of documented fields, loaded from YAML with command-line overrides.
+
+``python -m train --config configs/quickstart_blood_battle.yaml --total-decisions 20000``: the YAML
+file (``yaml.safe_load``, a flat mapping of field names) overrides the defaults below, and each
+``--field-name VALUE`` overrides the file. An unknown key or a value of the wrong type fails at
+once, naming the field. The resolved config is saved as ``config.yaml`` in the run directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import typing
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclasses.dataclass
+class TrainConfig:
+    """PPO self-play for the blood battle (one policy shared by the four seats)."""
+
+    # ---------------------------------------------------------------- run
+    exp_name: str = "ppo_blood_battle"
+    """Name of the experiment; the run directory is ``{runs_dir}/{exp_name}__{seed}__{unix time}``."""
+    runs_dir: str = "runs"
+    """Folder holding the run directories (TensorBoard events, config.yaml, checkpoint.pt)."""
+    seed: int = 1
+    """Seed of everything random: network initialisation, deals, action sampling, minibatches."""
+    device: str = "cpu"
+    """Torch device of the learner (``cpu``, ``cuda``); rollout workers always run on the CPU."""
+    torch_threads: int = 1
+    """Torch threads of the learner process (rollout workers use one each). More help only on idle
+    cores: on busy ones small matrix products slow down several times."""
+    progress: bool = True
+    """Show a tqdm progress bar."""
+
+    # ---------------------------------------------------------------- environment
+    env_options: dict = dataclasses.field(default_factory=dict)
+    """Options of ``mjenv.blood_battle_v0.raw_env`` (``preset``, ``rules_file``, any rule field)."""
+    reward_scale: float = 0.0
+    """Beans per unit of reward; 0 = the beans of one capped win, ``base_points · 2^(cap_fan−1) ·
+    room_coefficient`` (192 for the happy preset), the scale the observation's bean planes use."""
+
+    # ---------------------------------------------------------------- rollouts
+    total_decisions: int = 2_000_000
+    """Stop after this many decisions of the learning policy (the x axis of every chart)."""
+    backend: str = "local"
+    """Where rollouts run: ``local`` (worker processes), ``ray`` (Ray actors) or ``inline`` (one worker
+    in the learner's process, for debugging)."""
+    workers: int = 2
+    """Rollout workers (processes or Ray actors)."""
+    envs_per_worker: int = 16
+    """Environments each worker steps in lockstep, so that the network sees batches."""
+    decisions_per_worker: int = 2048
+    """Learning-policy decisions each worker collects per update; started hands are always finished."""
+
+    # ---------------------------------------------------------------- PPO
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over ``total_decisions``."""
+    gamma: float = 1.0
+    """Discount per decision of a seat (1: the objective is the hand's bean total)."""
+    gae_lambda: float = 0.95
+    """GAE λ, over the decisions of one seat in one hand."""
+    update_epochs: int = 4
+    """Passes over each batch."""
+    minibatch_size: int = 1024
+    """Decisions per gradient step (the batch is split into equal minibatches of about this size)."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    clip_coef: float = 0.2
+    """PPO ratio clip ε."""
+    clip_vloss: bool = True
+    """Clip the value update around the rollout's value, as the policy ratio is clipped."""
+    ent_coef: float = 0.01
+    """Entropy bonus coefficient."""
+    vf_coef: float = 0.5
+    """Value loss coefficient."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    target_kl: float = 0.0
+    """Stop an update's epochs early when an epoch's mean approximate KL exceeds this; 0 = never."""
+
+    # ---------------------------------------------------------------- network
+    channels: int = 64
+    """Channels of the residual network (see ``agents.neural``)."""
+    blocks: int = 3
+    """Residual blocks."""
+    oracle_critic: bool = False
+    """Feed the value function ``env.state()`` (all hands, the wall) besides the observation."""
+
+    # ---------------------------------------------------------------- opponent pool
+    pool_size: int = 8
+    """Snapshots of past policies kept as opponents (the oldest leaves first)."""
+    snapshot_every: int = 10
+    """Add a snapshot of the learning policy to the pool every this many updates."""
+    latest_prob: float = 0.5
+    """Chance that a seat besides the learner's own is the current policy instead of a snapshot."""
+    snapshots_per_rollout: int = 2
+    """Snapshots a worker draws (by priority, with replacement) for one update; the opponent seats of
+    its hands pick among those only. Each snapshot keeps its odds, and the network batches stay large."""
+    pfsp_power: float = 1.0
+    """Prioritised sampling: a snapshot is drawn with weight ``p^power``, p = the smoothed rate at
+    which it beat the learner (0 = uniform)."""
+
+    # ---------------------------------------------------------------- checkpoints and evaluation
+    checkpoint_every: int = 10
+    """Write ``checkpoint.pt`` every this many updates (and at the end)."""
+    eval_every: int = 0
+    """Evaluate against the baselines every this many updates; 0 = only at the end."""
+    eval_deals: int = 100
+    """Duplicate deals per baseline (each played in 4 rotations)."""
+    eval_opponents: list = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
+    """Baselines for the arena (``agents.load_policy`` names); the policy plays 1 seat vs 3."""
+    eval_workers: int = 1
+    """Arena worker processes; each new process pays torch's import, so 1 is fastest for short evaluations."""
+    eval_seed: int = 12345
+    """Arena seed: the same deals at every evaluation."""
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def field_docs() -> dict[str, str]:
+    """The docstring under each field of TrainConfig (for ``--help``), read from the source."""
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    body = tree.body[0].body
+    docs = {}
+    for node, nxt in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _field_types() -> dict[str, type]:
+    """Field name → its type (a class)."""
+    hints = typing.get_type_hints(TrainConfig)
+    return {f.name: hints[f.name] for f in dataclasses.fields(TrainConfig)}
+
+
+def _check_value(name: str, value: Any, kind: type) -> Any:
+    """``value`` as the field's type, or a ValueError naming the field."""
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind in _SCALARS and (type(value) is not kind):
+        raise ValueError(f"config field {name!r} must be {kind.__name__}, got {type(value).__name__} {value!r}")
+    if kind is dict and not isinstance(value, dict):
+        raise ValueError(f"config field {name!r} must be a mapping, got {value!r}")
+    if kind is list and not isinstance(value, list):
+        raise ValueError(f"config field {name!r} must be a list, got {value!r}")
+    return value
+
+
+def _validate(cfg: TrainConfig) -> None:
+    """Range checks that the types cannot express."""
+    positive = ("total_decisions", "workers", "envs_per_worker", "decisions_per_worker", "update_epochs",
+                "minibatch_size", "channels", "blocks", "snapshot_every", "checkpoint_every", "eval_deals",
+                "eval_workers", "torch_threads", "snapshots_per_rollout")
+    for name in positive:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"config field {name!r} must be >= 1, got {getattr(cfg, name)!r}")
+    if cfg.backend not in ("local", "ray", "inline"):
+        raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
+    for name in ("latest_prob", "gae_lambda", "gamma"):
+        if not 0.0 <= getattr(cfg, name) <= 1.0:
+            raise ValueError(f"config field {name!r} must be in [0, 1], got {getattr(cfg, name)!r}")
+    for name in ("reward_scale", "target_kl", "pfsp_power", "eval_every", "pool_size", "ent_coef"):
+        if getattr(cfg, name) < 0:
+            raise ValueError(f"config field {name!r} must be >= 0, got {getattr(cfg, name)!r}")
+    if cfg.eval_seed < 0:
+        raise ValueError(f"config field 'eval_seed' must be >= 0, got {cfg.eval_seed!r}")
+    if "match_hands" in cfg.env_options or "render_mode" in cfg.env_options:
+        raise ValueError("config field 'env_options' may not set match_hands or render_mode: one hand per episode")
+
+
+def make_config(values: dict[str, Any]) -> TrainConfig:
+    """A TrainConfig from a mapping of field values; unknown keys and wrong types fail naming the key."""
+    types = _field_types()
+    unknown = [k for k in values if k not in types]
+    if unknown:
+        raise ValueError(f"unknown config key {unknown[0]!r}; known keys: {', '.join(types)}")
+    cfg = TrainConfig(**{k: _check_value(k, v, types[k]) for k, v in values.items()})
+    _validate(cfg)
+    return cfg
+
+
+def load_yaml(path: str | Path) -> dict[str, Any]:
+    """The mapping of a YAML config file (``yaml.safe_load``)."""
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a training config is a mapping of field names, got {type(data).__name__}")
+    return data
+
+
+def save_yaml(cfg: TrainConfig, path: str | Path) -> None:
+    """Write the resolved config (every field) as YAML."""
+    with open(path, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(dataclasses.asdict(cfg), fh, sort_keys=False, allow_unicode=True)
+
+
+def _parse_value(kind: type) -> Any:
+    """An argparse ``type=`` for a field type."""
+    if kind is bool:
+        return _parse_bool
+    if kind in (dict, list):
+        return yaml.safe_load  # --env-options '{preset: qq}', --eval-opponents '[random]'
+    return kind
+
+
+def _parse_bool(text: str) -> bool:
+    """``true``/``false`` (also 1/0, yes/no) as a bool."""
+    low = text.lower()
+    if low in ("true", "1", "yes", "on"):
+        return True
+    if low in ("false", "0", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m train`` arguments: --config, --resume and one ``--field-name`` per config field."""
+    parser = argparse.ArgumentParser(
+        prog="python -m train",
+        description="PPO self-play for the blood battle. Values: defaults < --config file < --field flags.")
+    parser.add_argument("--config", help="YAML file of config fields (configs/*.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR from its checkpoint.pt (its config.yaml is the base)")
+    docs = field_docs()
+    for name, kind in _field_types().items():
+        default = getattr(TrainConfig(), name)
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=name, type=_parse_value(kind),
+                            default=argparse.SUPPRESS, metavar=kind.__name__.upper(),
+                            help=f"{docs.get(name, '')} (default: {default!r})")
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, str | None]:
+    """The resolved config and the run directory to resume (or None) from command-line arguments."""
+    parser = build_parser()
+    args = vars(parser.parse_args(argv))
+    config_path, resume = args.pop("config"), args.pop("resume")
+    if config_path and resume:
+        parser.error("--resume takes the run's own config.yaml; give --config or --resume, not both")
+    values: dict[str, Any] = {}
+    if resume:
+        if not (Path(resume) / "config.yaml").is_file():
+            raise ValueError(f"--resume {resume}: no config.yaml there, so not a run directory")
+        values = load_yaml(Path(resume) / "config.yaml")
+    elif config_path:
+        values = load_yaml(config_path)
+    values.update(args)
+    return make_config(values), resume

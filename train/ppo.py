@@ -1,0 +1,308 @@
+"""PPO self-play for the Sichuan blood battle (血战到底): one policy shared by the four seats.
+
+    python -m train --config configs/quickstart_blood_battle.yaml          # about 10 minutes on 2 cores
+    python -m train --config configs/train_blood_battle.yaml --workers 8   # a longer run
+    python -m train --resume runs/<run>                                    # continue after a stop
+    tensorboard --logdir runs
+
+The file reads top to bottom, CleanRL style: the config (``train/config.py``), setup, then the
+loop — rollouts (``train/rollout.py``) → GAE per seat → PPO update with masked logits → logging
+→ opponent-pool snapshot → checkpoint → evaluation — and a final duplicate evaluation against the
+baselines, printed as the arena's table.
+
+**Reward**: a seat's bean delta divided by ``reward_scale`` (default: the beans of one capped win,
+192 for the happy preset). Beans that reach a seat between its decisions are credited to its
+last decision (see ``train/rollout.py``); GAE runs over each seat's own decisions in a hand,
+with no bootstrap past the hand's end.
+
+**Outputs** in ``runs/<exp_name>__<seed>__<time>/``: ``config.yaml`` (the resolved config),
+``checkpoint.pt`` (weights, optimiser, pool, counters: ``torch.load(weights_only=True)``; load the
+policy with ``agents.load_policy("…/checkpoint.pt")``), ``eval.json`` (the final arena results) and
+TensorBoard events: ``charts/…`` (beans per hand, win rate, speed, pool, evaluations),
+``losses/…`` (policy, value, entropy, KL, clip fraction, explained variance).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.neural import CHECKPOINT_FORMAT, CheckpointError, NeuralPolicy, PolicyValueNet, read_checkpoint
+from mjenv import blood_battle_v0
+
+from .backends import make_workers
+from .config import TrainConfig, parse_args, save_yaml
+from .pool import OpponentPool
+from .rollout import LEARNER, Rollout, all_weights, policy_weights
+
+LEARNER_STREAM = 2**32
+"""Third seed word of the learner's minibatch generator (workers use their index there)."""
+
+
+def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float,
+        lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns over contiguous trajectories; ``dones`` marks each one's last step."""
+    advantages = np.zeros_like(rewards)
+    last = 0.0
+    for t in reversed(range(len(rewards))):
+        nonterminal = 0.0 if dones[t] else 1.0
+        next_value = values[t + 1] if nonterminal else 0.0  # the hand is over: nothing to bootstrap
+        delta = rewards[t] + gamma * next_value * nonterminal - values[t]
+        last = delta + gamma * lam * nonterminal * last
+        advantages[t] = last
+    return advantages, advantages + values
+
+
+def to_batch(rollout: Rollout, advantages: np.ndarray, returns: np.ndarray,
+             device: torch.device) -> dict[str, torch.Tensor | None]:
+    """The tensors a PPO update needs."""
+    def t(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a).to(device)
+
+    return {"obs": t(rollout.obs), "mask": t(rollout.mask),
+            "state": None if rollout.state is None else t(rollout.state),
+            "action": t(rollout.action), "logprob": t(rollout.logprob), "value": t(rollout.value),
+            "advantage": t(advantages.astype(np.float32)), "return": t(returns.astype(np.float32))}
+
+
+def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dict[str, Any],
+               cfg: TrainConfig, rng: np.random.Generator) -> dict[str, float]:
+    """``update_epochs`` passes of clipped PPO over the batch; returns the last epoch's mean losses."""
+    n = len(batch["action"])
+    n_minibatches = max(1, round(n / cfg.minibatch_size))  # equal sizes: no tiny trailing minibatch
+    for _epoch in range(cfg.update_epochs):
+        epoch_stats: list[list[float]] = []
+        perm = torch.from_numpy(rng.permutation(n)).to(batch["action"].device)
+        for mb in torch.tensor_split(perm, n_minibatches):
+            mask = batch["mask"][mb]
+            state = None if batch["state"] is None else batch["state"][mb]
+            logits, new_value = net(batch["obs"][mb], mask, state)
+            logp_all = torch.log_softmax(logits, dim=1)  # illegal actions: logit -1e9, probability 0
+            new_logprob = logp_all.gather(1, batch["action"][mb, None]).squeeze(1)
+            entropy = -torch.where(mask, logp_all.exp() * logp_all, 0.0).sum(dim=1)
+            logratio = new_logprob - batch["logprob"][mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                old_approx_kl = (-logratio).mean()
+                approx_kl = ((ratio - 1) - logratio).mean()  # http://joschu.net/blog/kl-approx.html
+                clipfrac = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean()
+
+            adv = batch["advantage"][mb]
+            if cfg.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            # Policy loss
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            # Value loss
+            ret, old_value = batch["return"][mb], batch["value"][mb]
+            if cfg.clip_vloss:
+                clipped = old_value + (new_value - old_value).clamp(-cfg.clip_coef, cfg.clip_coef)
+                v_loss = 0.5 * torch.max((new_value - ret) ** 2, (clipped - ret) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((new_value - ret) ** 2).mean()
+            entropy_loss = entropy.mean()
+            loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            epoch_stats.append([t.item() for t in (pg_loss, v_loss, entropy_loss, old_approx_kl, approx_kl, clipfrac)])
+        mean = np.mean(epoch_stats, axis=0)
+        if cfg.target_kl > 0 and mean[4] > cfg.target_kl:
+            break
+    names = ("policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")
+    return {k: float(v) for k, v in zip(names, mean)}
+
+
+def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then ``os.replace``."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        torch.save(payload, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int) -> dict[str, Any]:
+    """Duplicate arena (1 seat vs 3) of the greedy policy against each of ``cfg.eval_opponents``."""
+    from agents.arena import run_arena  # lazily: only evaluation needs the arena and its baselines
+
+    player = PolicyValueNet(net.arch["obs_planes"], net.arch["channels"], net.arch["blocks"])
+    player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
+    policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
+    return {opp: run_arena("blood_battle", agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
+                           workers=cfg.eval_workers, env_options=cfg.env_options, progress=False)
+            for opp in cfg.eval_opponents}
+
+
+def log_eval(writer: Any, results: dict[str, Any], step: int) -> None:
+    """The policy's arena statistics against each baseline, in TensorBoard."""
+    for opp, result in results.items():
+        me = result.stats()[result.labels[0]]
+        writer.add_scalar(f"charts/eval_vs_{opp}_beans_per_hand", me["mean_beans"], step)
+        writer.add_scalar(f"charts/eval_vs_{opp}_ci_halfwidth", me["ci_halfwidth"], step)
+        writer.add_scalar(f"charts/eval_vs_{opp}_win_rate", me["win_rate"], step)
+        writer.add_scalar(f"charts/eval_vs_{opp}_deal_in_rate", me["deal_in_rate"], step)
+
+
+def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
+    """Run (or continue) PPO self-play; return the run directory."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    # ---------------------------------------------------------------- run directory
+    if resume is not None:
+        run_dir = Path(resume)
+    else:
+        run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+        run_dir.mkdir(parents=True, exist_ok=False)
+    save_yaml(cfg, run_dir / "config.yaml")
+    ckpt_path = run_dir / "checkpoint.pt"
+    torch.set_num_threads(cfg.torch_threads)
+    device = torch.device(cfg.device)
+
+    # ---------------------------------------------------------------- network, optimiser, pool
+    probe = blood_battle_v0.raw_env(**cfg.env_options)  # bad options fail here, naming the field
+    net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
+                         probe.observer.state_planes if cfg.oracle_critic else 0,
+                         generator=torch.Generator().manual_seed(cfg.seed)).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
+    update = global_step = hands_played = 0
+    elapsed = 0.0  # seconds of training, summed over resumed sessions
+
+    # ---------------------------------------------------------------- resume
+    if resume is not None:
+        ckpt = read_checkpoint(ckpt_path)
+        if ckpt["arch"] != net.arch:
+            raise ValueError(f"{ckpt_path}: network {ckpt['arch']} differs from the config's {net.arch}")
+        net.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        pool.load_state_dict(ckpt["pool"])
+        update, global_step, hands_played = ckpt["update"], ckpt["global_step"], ckpt["hands"]
+        elapsed = ckpt["elapsed_s"]
+        print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
+
+    def checkpoint() -> None:
+        save_checkpoint(ckpt_path, {
+            "format": CHECKPOINT_FORMAT, "arch": dict(net.arch), "encoder_version": probe.observer.version,
+            "model": {k: v.cpu() for k, v in net.state_dict().items()},
+            "optimizer": optimizer.state_dict(), "pool": pool.state_dict(),
+            "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step,
+            "hands": hands_played, "elapsed_s": elapsed,
+        })
+
+    # ---------------------------------------------------------------- logging and workers
+    # On resume, drop the events logged after the checkpoint (they will be logged again).
+    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if resume is not None else None)
+    if resume is None:
+        writer.add_text("config", "\n".join(f"- `{k}`: `{v}`" for k, v in dataclasses.asdict(cfg).items()))
+    workers = make_workers(cfg)
+    bar = tqdm(total=cfg.total_decisions, initial=min(global_step, cfg.total_decisions), unit="dec",
+               disable=not cfg.progress, dynamic_ncols=True, desc="ppo")
+    session_start, session_step0 = time.perf_counter(), global_step
+    try:
+        while global_step < cfg.total_decisions:
+            update += 1
+            t0 = time.perf_counter()
+            # Learning-rate annealing
+            if cfg.anneal_lr:
+                optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - global_step / cfg.total_decisions)
+
+            # Rollouts: whole hands, the learning policy in >= 1 seat, pool snapshots elsewhere
+            rollout = workers.collect(update, all_weights(net), {s.id: s.weights for s in pool.snapshots},
+                                      pool.priorities())
+            global_step += len(rollout.action)
+            hands_played += len(rollout.hands)
+            pool.record(rollout.hands)
+
+            # Advantages: GAE over each seat's own decisions in a hand
+            advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
+            batch = to_batch(rollout, advantages, returns, device)
+
+            # PPO update
+            net.train()
+            losses = ppo_update(net, optimizer, batch, cfg, np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
+            net.eval()
+            elapsed += time.perf_counter() - t0
+
+            # Logging: the learning policy's seats (beans, wins), speed, pool, losses
+            mine = [(h.beans[s], h.won[s]) for h in rollout.hands for s in range(4) if h.lineup[s] == LEARNER]
+            beans_per_hand = float(np.mean([b for b, _ in mine]))
+            win_rate = float(np.mean([w for _, w in mine]))
+            var_ret = np.var(returns)
+            scalars = {
+                "charts/learning_rate": optimizer.param_groups[0]["lr"],
+                "charts/beans_per_hand": beans_per_hand,
+                "charts/win_rate": win_rate,
+                "charts/hands": hands_played,
+                "charts/rollout_decisions_per_second": rollout.all_decisions / rollout.seconds,
+                "charts/SPS": (global_step - session_step0) / (time.perf_counter() - session_start),
+                "charts/pool_size": len(pool.snapshots),
+                **{f"losses/{name}": value for name, value in losses.items()},
+                "losses/explained_variance": (float("nan") if var_ret == 0
+                                              else float(1 - np.var(returns - rollout.value) / var_ret)),
+            }
+            if pool.snapshots:
+                scalars["charts/pool_beat_rate"] = float(np.mean([s.beat_rate for s in pool.snapshots]))
+            for tag, value in scalars.items():
+                writer.add_scalar(tag, value, global_step)
+            bar.update(min(global_step, cfg.total_decisions) - bar.n)
+            bar.set_postfix(beans=f"{beans_per_hand:+.1f}", win=f"{win_rate:.0%}", ent=f"{losses['entropy']:.2f}",
+                            pool=len(pool.snapshots), refresh=False)
+
+            # Opponent pool: a frozen copy of the policy every snapshot_every updates
+            if update % cfg.snapshot_every == 0:
+                pool.add(policy_weights(net), update)
+
+            # Checkpoint (atomic), every checkpoint_every updates and at the end
+            if update % cfg.checkpoint_every == 0 or global_step >= cfg.total_decisions:
+                checkpoint()
+
+            # Periodic evaluation against the baselines
+            if cfg.eval_every and update % cfg.eval_every == 0 and cfg.eval_opponents:
+                log_eval(writer, evaluate(net, cfg, global_step), global_step)
+    finally:
+        bar.close()
+        workers.close()
+        writer.flush()
+
+    # ---------------------------------------------------------------- final evaluation
+    if cfg.eval_opponents:
+        print(f"evaluating {ckpt_path} against {', '.join(cfg.eval_opponents)}: "
+              f"{cfg.eval_deals} duplicate deals × 4 rotations each …", flush=True)
+        results = evaluate(net, cfg, global_step)
+        log_eval(writer, results, global_step)
+        for result in results.values():
+            print(result.format_table(), flush=True)
+        with open(run_dir / "eval.json", "w", encoding="utf-8") as fh:
+            json.dump({opp: r.to_dict() for opp, r in results.items()}, fh, ensure_ascii=False, indent=1)
+    writer.close()
+    print(f"{global_step} decisions, {hands_played} hands, {elapsed:.0f} s of training. "
+          f"Policy: agents.load_policy({str(ckpt_path)!r})", flush=True)
+    return run_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train``: parse the config and train; exit status 2 on a bad config."""
+    try:
+        cfg, resume = parse_args(argv)
+    except ValueError as exc:  # unknown key, wrong type, out of range: name it and stop
+        print(f"python -m train: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        train(cfg, resume)
+    except CheckpointError as exc:  # --resume of a damaged checkpoint: say which file, no traceback
+        print(f"python -m train: error: {exc}", file=sys.stderr)
+        return 2
+    return 0

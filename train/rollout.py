@@ -1,0 +1,286 @@
+"""Self-play rollouts: whole hands played by the learning policy and pool snapshots.
+
+A :class:`RolloutWorker` steps ``envs_per_worker`` blood-battle envs in lockstep; the seats that
+must act are grouped by the policy sitting there, so each network sees one batch per step. Every
+hand seats the learning policy in one random seat; each other seat is the learning policy too
+with probability ``latest_prob``, else a pool snapshot drawn with the learner's priorities.
+Every decision of a learning-policy seat is kept; the snapshots' are not.
+
+**Reward crediting** (:func:`credit_rewards`): a seat's reward is the env's bean delta. Beans that
+reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
+credited to its last decision; beans before its first decision (none, with the rules as they
+are: every seat chooses its void first) to its first. So each seat's credited rewards sum to
+its summed env rewards exactly, and each bean is counted once.
+
+The batch is returned as flat numpy arrays ordered by (hand, seat, decision), so each seat's
+decisions in a hand are contiguous and ``done`` marks the last one: GAE runs over that.
+Seeds: a worker's generator for update ``u`` is ``default_rng([seed, u, worker index])``; deals
+and sampled actions come from it alone, so a resumed run replays exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from agents.neural import PolicyValueNet, masked_sample
+from mjenv import blood_battle_v0
+
+from .config import TrainConfig
+
+N_SEATS = 4
+LEARNER = -1
+"""Lineup entry of a seat played by the learning policy (snapshots have ids >= 0)."""
+
+Weights = dict[str, np.ndarray]
+
+
+def credit_rewards(actors: Sequence[int], step_rewards: Sequence[Sequence[int]]) -> list[int]:
+    """Reward of each decision ``t`` of a hand: the beans its actor receives from step ``t`` up to
+    that seat's next decision (from the start of the hand for a seat's first decision)."""
+    credited = [0] * len(actors)
+    last: list[int | None] = [None] * N_SEATS
+    pending = [0] * N_SEATS  # beans a seat received before its first decision
+    for t, seat in enumerate(actors):
+        if last[seat] is None:
+            credited[t] = pending[seat]
+        last[seat] = t
+        for s, r in enumerate(step_rewards[t]):
+            if last[s] is None:
+                pending[s] += r
+            else:
+                credited[last[s]] += r
+    lost = [s for s in range(N_SEATS) if last[s] is None and pending[s]]
+    if lost:  # a seat that never decided: nothing to credit its beans to
+        raise ValueError(f"seats {lost} received beans but made no decision in the hand")
+    return credited
+
+
+def reward_scale(cfg: TrainConfig) -> float:
+    """Beans per unit of reward: the config's, or the beans of one capped win (see TrainConfig)."""
+    if cfg.reward_scale > 0:
+        return cfg.reward_scale
+    return blood_battle_v0.raw_env(**cfg.env_options).observer.bean_scale
+
+
+@dataclass
+class HandSummary:
+    """One finished hand: who sat where, the beans and wins per seat, every action (for replays)."""
+
+    seed: int
+    lineup: tuple[int, ...]
+    beans: tuple[int, ...]
+    won: tuple[bool, ...]
+    actions: list[int]
+
+
+@dataclass
+class Rollout:
+    """What a worker returns for one update: the learning policy's decisions and the hands."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    state: np.ndarray | None
+    action: np.ndarray
+    logprob: np.ndarray
+    value: np.ndarray
+    reward: np.ndarray
+    """Credited beans / reward scale (float32)."""
+    beans: np.ndarray
+    """Credited beans (int64): exact, for accounting."""
+    done: np.ndarray
+    """True at the last decision of a seat in a hand."""
+    hand: np.ndarray
+    """Index into ``hands`` of each decision."""
+    seat: np.ndarray
+    hands: list[HandSummary]
+    all_decisions: int
+    """Decisions of every policy, snapshots included."""
+    seconds: float
+
+    @staticmethod
+    def concat(parts: Sequence["Rollout"]) -> "Rollout":
+        """One rollout from several workers' (hand indices shifted)."""
+        offsets = np.cumsum([0] + [len(p.hands) for p in parts[:-1]])
+
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate([getattr(p, name) for p in parts])
+
+        return Rollout(
+            obs=cat("obs"), mask=cat("mask"),
+            state=None if parts[0].state is None else cat("state"),
+            action=cat("action"), logprob=cat("logprob"), value=cat("value"), reward=cat("reward"),
+            beans=cat("beans"), done=cat("done"),
+            hand=np.concatenate([p.hand + o for p, o in zip(parts, offsets)]), seat=cat("seat"),
+            hands=[h for p in parts for h in p.hands],
+            all_decisions=sum(p.all_decisions for p in parts),
+            seconds=max(p.seconds for p in parts),
+        )
+
+
+@dataclass
+class _Table:
+    """One env slot: the hand in progress and its per-step records."""
+
+    env: Any
+    lineup: list[int] = field(default_factory=list)
+    seed: int = 0
+    active: bool = False
+    actors: list[int] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    step_rewards: list[list[int]] = field(default_factory=list)
+    decision: list[int] = field(default_factory=list)
+    """Per step: index of the learning policy's decision in the worker buffers, or -1."""
+
+
+def policy_weights(net: PolicyValueNet) -> Weights:
+    """The weights a snapshot needs (no oracle critic), as numpy arrays."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()
+            if not k.startswith("critic_trunk.")}
+
+
+def all_weights(net: PolicyValueNet) -> Weights:
+    """Every weight of the network as numpy arrays (for the workers' copy of the learner)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def _load(net: PolicyValueNet, weights: Weights) -> None:
+    """Copy numpy weights into a network (they may be read-only, as Ray's object store hands them out)."""
+    net.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})
+
+
+class RolloutWorker:
+    """Plays whole hands and returns the learning policy's decisions (see the module docstring)."""
+
+    def __init__(self, cfg: TrainConfig, index: int, torch_threads: int | None = None) -> None:
+        if torch_threads is not None:
+            torch.set_num_threads(torch_threads)
+        self.cfg, self.index = cfg, index
+        self.scale = reward_scale(cfg)
+        self.tables = [_Table(blood_battle_v0.raw_env(**cfg.env_options)) for _ in range(cfg.envs_per_worker)]
+        self.agents = self.tables[0].env.possible_agents
+        obs_planes = self.tables[0].env.observer.planes
+        state_planes = self.tables[0].env.observer.state_planes if cfg.oracle_critic else 0
+        self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks}
+        self.net = PolicyValueNet(**self.arch, state_planes=state_planes).eval()
+        self.snapshots: dict[int, PolicyValueNet] = {}
+
+    def collect(self, update: int, weights: Weights, new_snapshots: dict[int, Weights],
+                pool: list[tuple[int, float]], decisions: int) -> Rollout:
+        """Play hands until ``decisions`` learning-policy decisions are reached; finish started hands."""
+        start = time.perf_counter()
+        rng = np.random.default_rng([self.cfg.seed, update, self.index])
+        _load(self.net, weights)
+        for sid, w in new_snapshots.items():
+            self.snapshots[sid] = PolicyValueNet(**self.arch).eval()
+            _load(self.snapshots[sid], w)
+        for sid in set(self.snapshots) - {sid for sid, _ in pool}:
+            del self.snapshots[sid]  # left the pool
+        pool_ids = np.array([sid for sid, _ in pool], dtype=np.int64)
+        if pool_ids.size:  # this update's opponents: fewer networks per step, the same odds per snapshot
+            pool_ids = rng.choice(pool_ids, size=self.cfg.snapshots_per_rollout,
+                                  p=np.array([p for _, p in pool], dtype=np.float64))
+
+        buf: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "state", "action", "logprob", "value")}
+        order: list[int] = []  # decision indices, grouped by (hand, seat)
+        done: list[bool] = []
+        credited_beans: list[int] = []
+        hand_of: list[int] = []
+        seat_of: list[int] = []
+        hands: list[HandSummary] = []
+        n_decisions = all_decisions = 0
+
+        def deal(table: _Table) -> None:
+            table.seed = int(rng.integers(2**63))
+            table.env.reset(seed=table.seed)
+            me = int(rng.integers(N_SEATS))
+            table.lineup = [LEARNER if s == me or pool_ids.size == 0 or rng.random() < self.cfg.latest_prob
+                            else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
+            table.active = True
+            table.actors, table.actions, table.step_rewards, table.decision = [], [], [], []
+
+        def finish(table: _Table) -> None:
+            credit = credit_rewards(table.actors, table.step_rewards)
+            h = len(hands)
+            for seat in range(N_SEATS):
+                if table.lineup[seat] != LEARNER:
+                    continue
+                steps = [t for t, a in enumerate(table.actors) if a == seat]
+                for j, t in enumerate(steps):
+                    order.append(table.decision[t])
+                    done.append(j == len(steps) - 1)
+                    credited_beans.append(credit[t])
+                    hand_of.append(h)
+                    seat_of.append(seat)
+            beans = tuple(int(sum(r[s] for r in table.step_rewards)) for s in range(N_SEATS))
+            hands.append(HandSummary(table.seed, tuple(table.lineup), beans,
+                                     tuple(bool(w) for w in table.env.game.won), list(table.actions)))
+            table.active = False
+
+        for table in self.tables:
+            deal(table)
+        while any(t.active for t in self.tables):
+            # Observe every table, grouped by the policy to act.
+            groups: dict[int, list[tuple[_Table, int, dict[str, np.ndarray]]]] = {}
+            for table in self.tables:
+                if table.active:
+                    agent = table.env.agent_selection
+                    seat = self.agents.index(agent)
+                    groups.setdefault(table.lineup[seat], []).append((table, seat, table.env.observe(agent)))
+            # One forward pass per policy; sample from the masked logits.
+            for pid, items in groups.items():
+                obs = np.stack([o["observation"] for _, _, o in items])
+                mask = np.stack([o["action_mask"] for _, _, o in items]).astype(bool)
+                with torch.no_grad():
+                    if pid == LEARNER:
+                        state = (np.stack([t.env.state() for t, _, _ in items]) if self.net.oracle else None)
+                        logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
+                                                     None if state is None else torch.from_numpy(state))
+                    else:
+                        logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
+                logits = logits_t.numpy()
+                actions = masked_sample(logits, rng)
+                if pid == LEARNER:
+                    logp = torch.log_softmax(logits_t, dim=1).numpy()[np.arange(len(items)), actions]
+                    buf["obs"].append(obs)
+                    buf["mask"].append(mask)
+                    buf["state"].append(state)
+                    buf["action"].append(actions)
+                    buf["logprob"].append(logp)
+                    buf["value"].append(value_t.numpy())
+                # Step the tables.
+                for i, (table, seat, _) in enumerate(items):
+                    env = table.env
+                    env.step(int(actions[i]))
+                    table.actors.append(seat)
+                    table.actions.append(int(actions[i]))
+                    table.step_rewards.append([int(env.rewards[a]) for a in self.agents])
+                    table.decision.append(n_decisions + i if pid == LEARNER else -1)
+                    all_decisions += 1
+                    if all(env.terminations.values()):
+                        finish(table)
+                if pid == LEARNER:
+                    n_decisions += len(items)
+            # Deal again where a hand ended, unless enough decisions are collected or under way.
+            if n_decisions < decisions:
+                for table in self.tables:
+                    if not table.active:
+                        deal(table)
+
+        def flat(name: str) -> np.ndarray:
+            return np.concatenate(buf[name])[order]
+
+        beans = np.array(credited_beans, dtype=np.int64)
+        return Rollout(
+            obs=flat("obs"), mask=flat("mask"),
+            state=flat("state") if self.net.oracle else None,
+            action=flat("action").astype(np.int64), logprob=flat("logprob"), value=flat("value"),
+            reward=(beans / self.scale).astype(np.float32), beans=beans,
+            done=np.array(done, dtype=bool), hand=np.array(hand_of, dtype=np.int64),
+            seat=np.array(seat_of, dtype=np.int64), hands=hands, all_decisions=all_decisions,
+            seconds=time.perf_counter() - start,
+        )
