@@ -103,6 +103,7 @@ class raw_env(AECEnv):
         self.log_path = log_path
         self._log_actions: list[tuple[int, int, int]] | None = None  # (seat, action, events before)
         self.possible_agents = [f"player_{i}" for i in range(N_SEATS)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         # One capped win's worth of beans: keeps the bean planes near [-3, 3].
         r = self.rules
         self.observer = BloodBattleObserver(
@@ -164,7 +165,7 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         g = self.game
         mask = g.legal_mask().copy() if g.current_player == seat else np.zeros(LAYOUT.n, dtype=np.int8)
         return {"observation": self.observer.observe(g, seat), "action_mask": mask}

@@ -201,6 +201,12 @@ class BloodBattleGame:
         """Whether seat s (holding 3n+1) wins on tile k: shape, no void tile (S2, S7)."""
         if self.won[s] or k // 9 == self.void[s] or self.holds_void(s):
             return False
+        # A winning tile joins a pair, pung or chow, so it needs a held copy or a neighbour
+        # within two ranks: a cheap test that spares most waits computations.
+        hand, r = self.hands[s], k % 9
+        if not (hand[k] or (r > 0 and hand[k - 1]) or (r > 1 and hand[k - 2])
+                or (r < 8 and hand[k + 1]) or (r < 7 and hand[k + 2])):
+            return False
         return k in self._waits(s)
 
     def _waits(self, s: int) -> frozenset[int]:
@@ -241,7 +247,7 @@ class BloodBattleGame:
         # forced win (S13) is played at once, within this step.
         while self.auto_forced and self.phase != "over":
             mask = self.legal_mask()
-            if mask.sum() != 1:
+            if np.count_nonzero(mask) != 1:
                 break
             self._play(int(mask.argmax()))
         return self._delta
