@@ -440,3 +440,25 @@ def test_ray_backend_collects_the_same_rollouts_as_local_workers(tmp_path: Path,
     _same_rollouts(got, [RolloutWorker(cfg, i).collect(2, all_weights(net), snaps, [(3, 1.0)], cfg.decisions_per_worker)
                          for i in range(2)])
     assert read_checkpoint(run_dir / "checkpoint.pt")["global_step"] >= 400
+
+
+def test_ray_backend_joins_a_cluster_when_given_an_address(tmp_path: Path, monkeypatch) -> None:
+    """--ray-address auto makes the backend call ray.init(address="auto") (multi-node use)."""
+    import ray
+
+    from train.backends import RayWorkers
+
+    seen = {}
+
+    class Joined(Exception):
+        pass
+
+    def fake_init(**kwargs):
+        seen.update(kwargs)
+        raise Joined
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", fake_init)
+    with pytest.raises(Joined):
+        RayWorkers(tiny(tmp_path, backend="ray", ray_address="auto"))
+    assert seen == {"address": "auto"}

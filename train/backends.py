@@ -106,7 +106,10 @@ class RayWorkers:
 
         self.ray, self.cfg, self.sync = ray, cfg, _SnapshotSync()
         if not ray.is_initialized():
-            ray.init(num_cpus=cfg.workers, include_dashboard=False)
+            if cfg.ray_address:  # multi-node: join the running cluster
+                ray.init(address=cfg.ray_address)
+            else:
+                ray.init(num_cpus=cfg.workers, include_dashboard=False)
         actor = ray.remote(num_cpus=1)(RolloutWorker)
         self.actors = [actor.remote(cfg, i, 1) for i in range(cfg.workers)]
 

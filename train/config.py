@@ -51,6 +51,9 @@ class TrainConfig:
     backend: str = "local"
     """Where rollouts run: ``local`` (worker processes), ``ray`` (Ray actors) or ``inline`` (one worker
     in the learner's process, for debugging)."""
+    ray_address: str = ""
+    """With ``backend: ray``: the cluster to join (``auto`` after ``ray start --head`` on this node);
+    empty starts a local Ray with ``workers`` CPUs."""
     workers: int = 2
     """Rollout workers (processes or Ray actors)."""
     envs_per_worker: int = 16
