@@ -67,8 +67,6 @@ from .config import BloodBattleRules, blood_battle_rules, load_rules_file
 from .encoding import BloodBattleObserver
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
-ENV_OPTIONS = ("preset", "render_mode", "match_hands", "tile_style", "rules_file", "log_path")
-
 
 def env(**options: Any) -> AECEnv:
     """The wrapped environment (order enforcing)."""

@@ -127,10 +127,6 @@ class BloodBattleGame:
     def over(self) -> bool:
         return self.phase == "over"
 
-    def concealed(self, seat: int) -> np.ndarray:
-        """The concealed hand of a seat as a 34-slot count array (a copy)."""
-        return np.frombuffer(self.hands[seat], dtype=np.uint8).astype(np.int8)
-
     def holds_void(self, seat: int) -> bool:
         """Whether the seat still holds tiles of its void suit (S2)."""
         v = self.void[seat]
