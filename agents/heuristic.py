@@ -41,7 +41,7 @@ _PLAIN = WinContext()
 
 
 @lru_cache(maxsize=1 << 16)
-def _win_points(hand: bytes, melds: tuple[Meld, ...], void: int, rules: BloodBattleRules) -> int:
+def win_points(hand: bytes, melds: tuple[Meld, ...], void: int, rules: BloodBattleRules) -> int:
     """Points (X) of a plain discard win with these 14 tiles, 0 if not a legal win (memoised)."""
     result = score_win(list(hand) + [0] * 7, melds, _PLAIN, rules, void)
     return 0 if result is None else result.X
@@ -113,16 +113,16 @@ class HeuristicPolicy(BatchByLoop):
                     s = HandEval(after, void, n).shanten
                 if s <= now:
                     return L.KONG + k
-        threat = _threats(view)
+        threat = threats(view)
         if void >= 0 and any(k // 9 == void for k in discards):
             # Forced void dump: all of them must go, so shed the most dangerous first.
-            return L.DISCARD + max(discards, key=lambda k: (_danger(view, threat, k), -k))
+            return L.DISCARD + max(discards, key=lambda k: (danger(view, threat, k), -k))
         return L.DISCARD + self._best_discard(view, discards, threat)
 
-    def _best_discard(self, view: BloodBattleView, discards: list[int], threat: list[_Threat]) -> int:
+    def _best_discard(self, view: BloodBattleView, discards: list[int], threat: list[Threat]) -> int:
         """Lowest shanten, then most useful tiles (value-weighted when ready), then safety."""
         hand, void, n = view.hand, view.void[0], view.n_melds
-        flush = _flush_suit(view)
+        flush = flush_suit(view)
         unseen = [max(0, 4 - v) for v in view.visible]
         melds = tuple(view.own_melds())
         raw = []
@@ -147,7 +147,7 @@ class HeuristicPolicy(BatchByLoop):
                 for t in ev.useful():
                     if unseen[t]:
                         after[t] += 1
-                        weight += unseen[t] * _win_points(bytes(after), melds, void, self.rules) / 6
+                        weight += unseen[t] * win_points(bytes(after), melds, void, self.rules) / 6
                         after[t] -= 1
             else:
                 reg_mask, sp_mask = ev.useful_masks()
@@ -168,7 +168,7 @@ class HeuristicPolicy(BatchByLoop):
             s, off, w, k = row
             eff = s + (0.5 * (1 - w / top[s]) if top[s] > 0 else 0.5) - (0.5 if off else 0.0)
             if w_danger:
-                eff += w_danger * _danger(view, threat, k)
+                eff += w_danger * danger(view, threat, k)
             return (eff, k)
 
         return min(rows, key=score)[3]
@@ -181,7 +181,7 @@ class HeuristicPolicy(BatchByLoop):
         if k < 0:
             return L.PASS
         before = HandEval(hand, void, n)
-        if before.shanten >= 1 and _flush_suit(view) not in (-1, k // 9):
+        if before.shanten >= 1 and flush_suit(view) not in (-1, k // 9):
             return L.PASS  # an off-suit meld would end the 清一色 chance
         if mask[L.DIRECT_KONG]:
             after = list(hand)
@@ -206,7 +206,7 @@ def _count(kinds: list[int], visible: list[int]) -> int:
     return sum(max(0, 4 - visible[k]) for k in kinds)
 
 
-def _flush_suit(view: BloodBattleView) -> int:
+def flush_suit(view: BloodBattleView) -> int:
     """The suit of a near 清一色 (all but <= 4 own tiles in it, every meld in it), or -1."""
     melds = view.pongs[0] + view.kongs[0] + view.own_ankan
     per_suit = [sum(view.hand[9 * s:9 * s + 9]) for s in range(3)]
@@ -226,23 +226,23 @@ def _toitoi_leaning(view: BloodBattleView) -> bool:
     return pairs + view.n_melds >= 4
 
 
-class _Threat(NamedTuple):
+class Threat(NamedTuple):
     """How likely a relative seat is to be ready (0 = none), and the suit it seems to collect."""
 
     level: float
     collects: int
 
 
-def _threats(view: BloodBattleView) -> list[_Threat]:
+def threats(view: BloodBattleView) -> list[Threat]:
     """Per relative seat (0 = self, never a threat): exposed melds, one-suit discards, late wall."""
-    out = [_Threat(0.0, -1)] * 4
+    out = [Threat(0.0, -1)] * 4
     late = 0.5 * (view.wall < 30) + 0.5 * (view.wall < 15)
     for r in range(1, 4):
         if view.won[r]:
             continue
         exposed = len(view.pongs[r]) + len(view.kongs[r]) + view.n_ankan[r]
         collects = _one_suit_discards(view, r)
-        out[r] = _Threat(late + 0.5 * max(0, exposed - 1) + 0.5 * (collects >= 0), collects)
+        out[r] = Threat(late + 0.5 * max(0, exposed - 1) + 0.5 * (collects >= 0), collects)
     return out
 
 
@@ -259,7 +259,7 @@ def _one_suit_discards(view: BloodBattleView, r: int) -> int:
     return low if per[low] <= 1 else -1
 
 
-def _danger(view: BloodBattleView, threats: list[_Threat], k: int) -> float:
+def danger(view: BloodBattleView, threats: list[Threat], k: int) -> float:
     """Rough risk of discarding kind k into the threatening seats."""
     total = 0.0
     for r in range(1, 4):

@@ -19,6 +19,11 @@ how far a 清一色 is) without breaking the symmetry between suits; "pooled" is
 max over the 27 tiles. Defaults: C = 64 channels, B = 3 blocks (0.12 M parameters); the
 quickstart uses C = 32, B = 2 (0.03 M).
 
+**Look-ahead planes** (``lookahead=True``): :func:`agents.lookahead.lookahead` adds 11 planes per
+observation (what each discard does to the shanten and the useful draws, danger, 碰 gain), stacked
+under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
+0.3 ms per decision and let a small network imitate and improve on the heuristic.
+
 **Oracle critic** (``state_planes > 0``, training only): a second trunk of the same shape reads the
 observation stacked on ``env.state()`` (P + 134 planes: every hand and the wall) and gives the
 value; the policy trunk then has no value head of its own. The agent never uses it.
@@ -45,6 +50,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from mjenv.actions import BLOOD_BATTLE as L
+
+from .lookahead import LOOKAHEAD_PLANES, with_lookahead
 
 CHECKPOINT_FORMAT = "mjenv.ppo/1"
 N_ACTIONS = L.n
@@ -124,16 +131,18 @@ class PolicyValueNet(nn.Module):
     """Masked-logit policy and value over blood-battle observations (see the module docstring)."""
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
-                 generator: torch.Generator | None = None) -> None:
+                 lookahead: bool = False, generator: torch.Generator | None = None) -> None:
         super().__init__()
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
-                     "state_planes": state_planes}
-        self.trunk = _Trunk(obs_planes, channels, blocks)
+                     "state_planes": state_planes, "lookahead": lookahead}
+        self.lookahead = lookahead
+        in_planes = obs_planes + (LOOKAHEAD_PLANES if lookahead else 0)
+        self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
         self.fixed_logits = nn.Linear(2 * channels, N_FIXED)
         self.oracle = state_planes > 0
         if self.oracle:
-            self.critic_trunk = _Trunk(obs_planes + state_planes, channels, blocks)
+            self.critic_trunk = _Trunk(in_planes + state_planes, channels, blocks)
         self.value_head = _ValueHead(channels)
         self.reset_parameters(generator)
 
@@ -148,8 +157,12 @@ class PolicyValueNet(nn.Module):
         for m in (self.tile_logits, self.fixed_logits, self.value_head.mlp[-1]):
             nn.init.normal_(m.weight, std=0.01, generator=generator)
 
+    def prepare(self, observations: np.ndarray) -> np.ndarray:
+        """The network's input planes for a batch of env observations (look-ahead planes added if used)."""
+        return with_lookahead(observations) if self.lookahead else np.asarray(observations, dtype=np.float32)
+
     def logits(self, obs: torch.Tensor, mask: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
-        """Masked logits ``(N, 62)``; ``mask`` is boolean (True = legal)."""
+        """Masked logits ``(N, 62)`` of prepared inputs; ``mask`` is boolean (True = legal)."""
         h = self.trunk(obs) if h is None else h
         tile = self.tile_logits(h).reshape(h.shape[0], N_KINDS, 2).transpose(1, 2)
         tile = tile.reshape(h.shape[0], 2 * N_KINDS)  # [discard k | kong k]
@@ -235,7 +248,7 @@ class NeuralPolicy:
                              f"{np.shape(observations)[1]}: the env's encoder differs from the one it was trained on")
         if not masks.any(axis=1).all():
             raise ValueError("an action mask in the batch has no legal action")
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        obs = torch.from_numpy(self.net.prepare(observations))
         logits = self.net.logits(obs, torch.as_tensor(masks)).numpy()
         return masked_argmax(logits) if self.greedy else masked_sample(logits, rng)
 
@@ -248,7 +261,7 @@ class NeuralPolicy:
         return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy))
 
 
-def _rebuild_policy(arch: dict[str, int], weights: dict[str, np.ndarray], name: str,
+def _rebuild_policy(arch: dict[str, Any], weights: dict[str, np.ndarray], name: str,
                     greedy: bool) -> NeuralPolicy:
     """Unpickle a NeuralPolicy (see ``NeuralPolicy.__reduce__``).
 

@@ -21,8 +21,9 @@ from agents.neural import CheckpointError, NeuralPolicy, PolicyValueNet, read_ch
 from mjenv import blood_battle_v0
 from train.config import TrainConfig, make_config, parse_args
 from train.pool import OpponentPool
-from train.ppo import gae, main, ppo_update, to_batch, train
-from train.rollout import LEARNER, HandSummary, RolloutWorker, all_weights, credit_rewards, policy_weights
+from train.ppo import gae, imitation_update, main, ppo_update, to_batch, train
+from train.rollout import (BASELINE, LEARNER, TEACHER, HandSummary, RolloutWorker, all_weights, credit_rewards,
+                           policy_weights)
 
 ROOT = Path(__file__).resolve().parents[1]
 OBS_PLANES = blood_battle_v0.raw_env().observer.planes
@@ -48,7 +49,7 @@ def tiny(tmp_path: Path, **overrides) -> TrainConfig:
 
 def fresh_net(cfg: TrainConfig, state_planes: int = 0) -> PolicyValueNet:
     """The network the trainer starts from with this config's seed."""
-    return PolicyValueNet(OBS_PLANES, cfg.channels, cfg.blocks, state_planes,
+    return PolicyValueNet(OBS_PLANES, cfg.channels, cfg.blocks, state_planes, cfg.lookahead,
                           generator=torch.Generator().manual_seed(cfg.seed))
 
 
@@ -162,6 +163,70 @@ def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_p
     assert r.all_decisions == sum(len(h.actions) for h in r.hands)
 
 
+def test_lookahead_planes_agree_with_the_rules_shanten_and_waits() -> None:
+    from agents.features import decode
+    from agents.lookahead import LOOKAHEAD_PLANES, lookahead, with_lookahead
+    from mjenv.rules.shapes import shanten, waits
+
+    env, teacher, rng = blood_battle_v0.raw_env(), load_policy("heuristic"), np.random.default_rng(0)
+    checked = ready = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        while not env.game.over:
+            o = env.observe(env.agent_selection)
+            view, planes = decode(o["observation"]), lookahead(o["observation"])
+            assert planes.shape == (LOOKAHEAD_PLANES, 27)
+            void = view.void[0]
+            clean = void >= 0 and not any(view.hand[9 * void:9 * void + 9])
+            if view.phase == "turn" and clean and sum(view.hand) % 3 == 2:
+                after = {}
+                for k in np.flatnonzero(view.hand):
+                    counts = np.zeros(34, dtype=np.int8)
+                    counts[:27] = view.hand
+                    counts[k] -= 1
+                    after[k] = shanten(counts, view.n_melds)
+                    if after[k] == 0:  # ready after this discard: waits exist (an independent check)
+                        assert waits(counts)
+                best = min(after.values())
+                ready += best == 0
+                assert {k for k, s in after.items() if s == best} == set(np.flatnonzero(planes[0]))
+                assert planes[5 + min(max(best, 0), 3)].all()  # the held hand's shanten = the best discard's
+                checked += 1
+            env.step(teacher.act(o["observation"], o["action_mask"], rng))
+    assert checked > 100 and ready > 5
+    batch = np.stack([env.observe(a)["observation"] for a in env.agents])
+    assert with_lookahead(batch).shape == (4, batch.shape[1] + LOOKAHEAD_PLANES, 27)
+
+
+def test_demonstrations_are_the_teachers_actions_in_every_seat(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=2)
+    r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 200, imitate=True)
+    teacher, rng = load_policy("heuristic"), np.random.default_rng(0)
+    assert len(r.action) == r.all_decisions >= 200  # every seat's decisions are kept
+    assert all(h.lineup == (TEACHER,) * 4 for h in r.hands)
+    for obs, mask, action in zip(r.obs, r.mask, r.action):
+        assert teacher.act(obs, mask.astype(np.int8), rng) == action
+    for h, hand in enumerate(r.hands):  # each seat's credited beans still sum to its hand result
+        for seat in range(4):
+            rows = r.hand == h
+            assert int(r.beans[rows & (r.seat == seat)].sum()) == hand.beans[seat]
+
+
+def test_baseline_opponents_take_the_other_three_seats(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=3, baseline_opponents=["heuristic", "random"], baseline_prob=1.0)
+    r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 300)
+    rivals = set()
+    for h, hand in enumerate(r.hands):
+        me = [s for s in range(4) if hand.lineup[s] == LEARNER]
+        others = {hand.lineup[s] for s in range(4)} - {LEARNER}
+        assert len(me) == 1 and len(others) == 1 and others <= {BASELINE, BASELINE - 1}
+        rivals |= others
+        assert set(r.seat[r.hand == h]) == set(me)  # only the learner's decisions are kept
+    assert rivals == {BASELINE, BASELINE - 1}
+    with pytest.raises(ValueError, match="'baseline_opponents' is empty"):
+        tiny(tmp_path, baseline_prob=0.5)
+
+
 def test_gae_without_discount_gives_returns_to_go_per_trajectory() -> None:
     rewards = np.array([1.0, 0.0, 2.0, -1.0, 3.0], dtype=np.float32)
     values = np.array([0.5, 0.1, 0.2, 0.0, 1.0], dtype=np.float32)
@@ -203,6 +268,27 @@ def test_value_loss_falls_on_a_fixed_batch(tmp_path: Path, oracle: bool) -> None
         stats = ppo_update(net, optimizer, batch, cfg, np.random.default_rng(i))
         assert all(math.isfinite(v) for v in stats.values())
     assert _value_loss(net, batch) < 0.7 * before
+
+
+def test_imitation_update_learns_the_teachers_actions(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=4, imitation_epochs=4, minibatch_size=128, reward_scale=6.0)
+    net = fresh_net(cfg)
+    r = RolloutWorker(cfg, 0).collect(1, all_weights(net), {}, [], 600, imitate=True)
+    zeros = np.zeros_like(r.reward)
+    _, returns = gae(r.reward, zeros, r.done, 1.0, 1.0)
+    batch = to_batch(r, zeros, returns, torch.device("cpu"))
+    optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+
+    def cross_entropy() -> float:
+        with torch.no_grad():
+            logits, _ = net(batch["obs"], batch["mask"])
+        return float(-torch.log_softmax(logits, 1).gather(1, batch["action"][:, None]).mean())
+
+    before = cross_entropy()
+    for i in range(6):
+        stats = imitation_update(net, optimizer, batch, cfg, np.random.default_rng(i))
+    assert cross_entropy() < 0.6 * before
+    assert stats["accuracy"] > 0.6 and math.isfinite(stats["value_loss"])
 
 
 def test_policy_update_raises_the_probability_of_rewarded_actions(tmp_path: Path) -> None:
@@ -248,7 +334,8 @@ def test_pool_prefers_snapshots_that_beat_the_learner_and_drops_the_oldest() -> 
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A trainer run of ~600 decisions with a pool snapshot, a checkpoint and a tiny evaluation."""
     tmp = tmp_path_factory.mktemp("smoke")
-    cfg = tiny(tmp, total_decisions=600, snapshot_every=1, checkpoint_every=2,
+    cfg = tiny(tmp, total_decisions=600, snapshot_every=1, checkpoint_every=2, imitation_decisions=300, lookahead=True,
+               baseline_opponents=["heuristic"], baseline_prob=0.3,
                eval_opponents=["random"], eval_deals=2, oracle_critic=True)
     return train(cfg)
 
@@ -264,11 +351,13 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
 def test_smoke_run_logs_finite_losses_and_changes_the_parameters(smoke_run: Path) -> None:
     scalars = _scalars(smoke_run)
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
-                "charts/beans_per_hand", "charts/win_rate", "charts/eval_vs_random_beans_per_hand"):
+                "charts/beans_per_hand", "charts/win_rate", "charts/eval_vs_random_beans_per_hand",
+                "imitation/policy_loss", "imitation/accuracy", "imitation/explained_variance"):
         assert tag in scalars and all(math.isfinite(v) for v in scalars[tag]), tag
     assert len(scalars["losses/policy_loss"]) >= 3  # several updates
     ckpt = read_checkpoint(smoke_run / "checkpoint.pt")
     assert ckpt["global_step"] >= 600 and ckpt["update"] >= 3 and len(ckpt["pool"]["snapshots"]) >= 1
+    assert ckpt["demonstrations"] >= 300
     initial = fresh_net(make_config(ckpt["config"]), state_planes=STATE_PLANES).state_dict()
     changed = [k for k, v in ckpt["model"].items() if not torch.equal(v, initial[k])]
     assert len(changed) == len(initial)

@@ -58,9 +58,9 @@ class LocalWorkers:
         self.busy = [False] * cfg.workers  # a request sent, its answer not read yet
 
     def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]]) -> Rollout:
+                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
         """One update's rollouts from every worker."""
-        request = (update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker)
+        request = (update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker, imitate)
         for i, conn in enumerate(self.conns):
             try:
                 conn.send(request)
@@ -114,10 +114,11 @@ class RayWorkers:
         self.actors = [actor.remote(cfg, i, 1) for i in range(cfg.workers)]
 
     def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]]) -> Rollout:
+                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
         """One update's rollouts from every actor (weights shared through the object store)."""
         w_ref, s_ref = self.ray.put(weights), self.ray.put(self.sync.new(snapshots))
-        futures = [a.collect.remote(update, w_ref, s_ref, pool, self.cfg.decisions_per_worker) for a in self.actors]
+        futures = [a.collect.remote(update, w_ref, s_ref, pool, self.cfg.decisions_per_worker, imitate)
+                   for a in self.actors]
         return Rollout.concat(self.ray.get(futures))
 
     def close(self) -> None:
@@ -134,9 +135,10 @@ class InlineWorkers:
         self.worker = RolloutWorker(cfg, 0)
 
     def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]]) -> Rollout:
+                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
         """One update's rollouts."""
-        return self.worker.collect(update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker)
+        return self.worker.collect(update, weights, self.sync.new(snapshots), pool,
+                                   self.cfg.decisions_per_worker, imitate)
 
     def close(self) -> None:
         """Nothing to stop."""

@@ -5,10 +5,11 @@
     python -m train --resume runs/<run>                                    # continue after a stop
     tensorboard --logdir runs
 
-The file reads top to bottom, CleanRL style: the config (``train/config.py``), setup, then the
-loop — rollouts (``train/rollout.py``) → GAE per seat → PPO update with masked logits → logging
-→ opponent-pool snapshot → checkpoint → evaluation — and a final duplicate evaluation against the
-baselines, printed as the arena's table.
+The file reads top to bottom, CleanRL style: the config (``train/config.py``), setup, an optional
+imitation warm start (behaviour cloning of ``teacher``, e.g. the heuristic, from its self-play),
+then the loop — rollouts (``train/rollout.py``) → GAE per seat → PPO update with masked logits →
+logging → opponent-pool snapshot → checkpoint → evaluation — and a final duplicate evaluation
+against the baselines, printed as the arena's table.
 
 **Reward**: a seat's bean delta divided by ``reward_scale`` (default: the beans of one capped win,
 192 for the happy preset). Beans that reach a seat between its decisions are credited to its
@@ -123,6 +124,38 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dic
     return {k: float(v) for k, v in zip(names, mean)}
 
 
+def imitation_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dict[str, Any],
+                     cfg: TrainConfig, rng: np.random.Generator) -> dict[str, float]:
+    """``imitation_epochs`` passes of behaviour cloning over a batch of demonstrations: cross-entropy
+    on the teacher's actions plus value regression on its returns; returns the last epoch's means."""
+    n = len(batch["action"])
+    n_minibatches = max(1, round(n / cfg.minibatch_size))
+    for _epoch in range(cfg.imitation_epochs):
+        epoch_stats: list[list[float]] = []
+        perm = torch.from_numpy(rng.permutation(n)).to(batch["action"].device)
+        for mb in torch.tensor_split(perm, n_minibatches):
+            state = None if batch["state"] is None else batch["state"][mb]
+            logits, value = net(batch["obs"][mb], batch["mask"][mb], state)
+            action = batch["action"][mb]
+            policy_loss = -torch.log_softmax(logits, dim=1).gather(1, action[:, None]).mean()
+            v_loss = 0.5 * ((value - batch["return"][mb]) ** 2).mean()
+            loss = policy_loss + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            accuracy = (logits.argmax(dim=1) == action).float().mean()
+            epoch_stats.append([policy_loss.item(), v_loss.item(), accuracy.item()])
+    mean = np.mean(epoch_stats, axis=0)
+    return {"policy_loss": float(mean[0]), "value_loss": float(mean[1]), "accuracy": float(mean[2])}
+
+
+def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
+    """1 − Var(returns − values) / Var(returns); NaN when the returns do not vary."""
+    var_ret = np.var(returns)
+    return float("nan") if var_ret == 0 else float(1 - np.var(returns - values) / var_ret)
+
+
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then ``os.replace``."""
     tmp = path.with_name(path.name + ".tmp")
@@ -137,7 +170,7 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int) -> dict[str, Any]
     """Duplicate arena (1 seat vs 3) of the greedy policy against each of ``cfg.eval_opponents``."""
     from agents.arena import run_arena  # lazily: only evaluation needs the arena and its baselines
 
-    player = PolicyValueNet(net.arch["obs_planes"], net.arch["channels"], net.arch["blocks"])
+    player = PolicyValueNet(**{**net.arch, "state_planes": 0})
     player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
     policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
     return {opp: run_arena("blood_battle", agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
@@ -174,11 +207,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     # ---------------------------------------------------------------- network, optimiser, pool
     probe = blood_battle_v0.raw_env(**cfg.env_options)  # bad options fail here, naming the field
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
-                         probe.observer.state_planes if cfg.oracle_critic else 0,
+                         probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead,
                          generator=torch.Generator().manual_seed(cfg.seed)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
-    update = global_step = hands_played = 0
+    update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
 
     # ---------------------------------------------------------------- resume
@@ -190,7 +223,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         optimizer.load_state_dict(ckpt["optimizer"])
         pool.load_state_dict(ckpt["pool"])
         update, global_step, hands_played = ckpt["update"], ckpt["global_step"], ckpt["hands"]
-        elapsed = ckpt["elapsed_s"]
+        demonstrations, elapsed = ckpt["demonstrations"], ckpt["elapsed_s"]
         print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
 
     def checkpoint() -> None:
@@ -199,7 +232,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             "model": {k: v.cpu() for k, v in net.state_dict().items()},
             "optimizer": optimizer.state_dict(), "pool": pool.state_dict(),
             "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step,
-            "hands": hands_played, "elapsed_s": elapsed,
+            "hands": hands_played, "demonstrations": demonstrations, "elapsed_s": elapsed,
         })
 
     # ---------------------------------------------------------------- logging and workers
@@ -208,10 +241,43 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     if resume is None:
         writer.add_text("config", "\n".join(f"- `{k}`: `{v}`" for k, v in dataclasses.asdict(cfg).items()))
     workers = make_workers(cfg)
-    bar = tqdm(total=cfg.total_decisions, initial=min(global_step, cfg.total_decisions), unit="dec",
-               disable=not cfg.progress, dynamic_ncols=True, desc="ppo")
-    session_start, session_step0 = time.perf_counter(), global_step
+    bar = None
     try:
+        # ------------------------------------------------------------ imitation warm start
+        if demonstrations < cfg.imitation_decisions:
+            bar = tqdm(total=cfg.imitation_decisions, initial=demonstrations, unit="dec",
+                       disable=not cfg.progress, dynamic_ncols=True, desc=f"imitate {cfg.teacher}")
+            optimizer.param_groups[0]["lr"] = cfg.imitation_learning_rate
+            while demonstrations < cfg.imitation_decisions:
+                update += 1
+                t0 = time.perf_counter()
+                rollout = workers.collect(update, all_weights(net), {}, [], imitate=True)
+                demonstrations += len(rollout.action)
+                # Value targets: each seat's bean return from the decision to the end of the hand.
+                zeros = np.zeros_like(rollout.reward)
+                _, returns = gae(rollout.reward, zeros, rollout.done, 1.0, 1.0)
+                batch = to_batch(rollout, zeros, returns, device)
+                with torch.no_grad():
+                    values = net(batch["obs"], batch["mask"], batch["state"])[1].cpu().numpy()
+                net.train()
+                losses = imitation_update(net, optimizer, batch, cfg,
+                                          np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
+                net.eval()
+                elapsed += time.perf_counter() - t0
+                for name, value in losses.items():
+                    writer.add_scalar(f"imitation/{name}", value, demonstrations)
+                writer.add_scalar("imitation/explained_variance", explained_variance(returns, values), demonstrations)
+                bar.update(min(demonstrations, cfg.imitation_decisions) - bar.n)
+                bar.set_postfix(acc=f"{losses['accuracy']:.0%}", refresh=False)
+                if update % cfg.checkpoint_every == 0 or demonstrations >= cfg.imitation_decisions:
+                    checkpoint()
+            bar.close()
+
+        # ------------------------------------------------------------ PPO
+        optimizer.param_groups[0]["lr"] = cfg.learning_rate
+        bar = tqdm(total=cfg.total_decisions, initial=min(global_step, cfg.total_decisions), unit="dec",
+                   disable=not cfg.progress, dynamic_ncols=True, desc="ppo")
+        session_start, session_step0 = time.perf_counter(), global_step
         while global_step < cfg.total_decisions:
             update += 1
             t0 = time.perf_counter()
@@ -240,7 +306,6 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             mine = [(h.beans[s], h.won[s]) for h in rollout.hands for s in range(4) if h.lineup[s] == LEARNER]
             beans_per_hand = float(np.mean([b for b, _ in mine]))
             win_rate = float(np.mean([w for _, w in mine]))
-            var_ret = np.var(returns)
             scalars = {
                 "charts/learning_rate": optimizer.param_groups[0]["lr"],
                 "charts/beans_per_hand": beans_per_hand,
@@ -250,8 +315,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 "charts/SPS": (global_step - session_step0) / (time.perf_counter() - session_start),
                 "charts/pool_size": len(pool.snapshots),
                 **{f"losses/{name}": value for name, value in losses.items()},
-                "losses/explained_variance": (float("nan") if var_ret == 0
-                                              else float(1 - np.var(returns - rollout.value) / var_ret)),
+                "losses/explained_variance": explained_variance(returns, rollout.value),
             }
             if pool.snapshots:
                 scalars["charts/pool_beat_rate"] = float(np.mean([s.beat_rate for s in pool.snapshots]))
@@ -273,7 +337,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             if cfg.eval_every and update % cfg.eval_every == 0 and cfg.eval_opponents:
                 log_eval(writer, evaluate(net, cfg, global_step), global_step)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         workers.close()
         writer.flush()
 

@@ -2,9 +2,14 @@
 
 A :class:`RolloutWorker` steps ``envs_per_worker`` blood-battle envs in lockstep; the seats that
 must act are grouped by the policy sitting there, so each network sees one batch per step. Every
-hand seats the learning policy in one random seat; each other seat is the learning policy too
-with probability ``latest_prob``, else a pool snapshot drawn with the learner's priorities.
-Every decision of a learning-policy seat is kept; the snapshots' are not.
+hand seats the learning policy in one random seat. With probability ``baseline_prob`` the three
+other seats are one baseline of ``baseline_opponents`` (e.g. the heuristic); otherwise each is
+the learning policy too with probability ``latest_prob``, else a pool snapshot drawn with the
+learner's priorities. Every decision of a learning-policy seat is kept; the others' are not.
+
+**Demonstrations** (``collect(..., imitate=True)``, for the imitation warm start): the teacher
+(``cfg.teacher``) sits in all four seats and every decision is kept, with log-probability and
+value 0.
 
 **Reward crediting** (:func:`credit_rewards`): a seat's reward is the env's bean delta. Beans that
 reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
@@ -27,7 +32,9 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from agents.base import Policy
 from agents.neural import PolicyValueNet, masked_sample
+from agents.registry import load_policy
 from mjenv import blood_battle_v0
 
 from .config import TrainConfig
@@ -35,6 +42,10 @@ from .config import TrainConfig
 N_SEATS = 4
 LEARNER = -1
 """Lineup entry of a seat played by the learning policy (snapshots have ids >= 0)."""
+TEACHER = -2
+"""Lineup entry of the teacher's seats while collecting demonstrations."""
+BASELINE = -3
+"""Lineup entry of ``cfg.baseline_opponents[i]`` is ``BASELINE - i``."""
 
 Weights = dict[str, np.ndarray]
 
@@ -165,13 +176,18 @@ class RolloutWorker:
         self.agents = self.tables[0].env.possible_agents
         obs_planes = self.tables[0].env.observer.planes
         state_planes = self.tables[0].env.observer.state_planes if cfg.oracle_critic else 0
-        self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks}
+        self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks,
+                     "lookahead": cfg.lookahead}
         self.net = PolicyValueNet(**self.arch, state_planes=state_planes).eval()
         self.snapshots: dict[int, PolicyValueNet] = {}
+        self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name) for i, name in enumerate(cfg.baseline_opponents)}
+        self.fixed[TEACHER] = load_policy(cfg.teacher)
 
     def collect(self, update: int, weights: Weights, new_snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]], decisions: int) -> Rollout:
-        """Play hands until ``decisions`` learning-policy decisions are reached; finish started hands."""
+                pool: list[tuple[int, float]], decisions: int, imitate: bool = False) -> Rollout:
+        """Play hands until ``decisions`` kept decisions are reached; finish started hands.
+
+        Kept are the learning policy's decisions, or with ``imitate`` the teacher's in all seats."""
         start = time.perf_counter()
         rng = np.random.default_rng([self.cfg.seed, update, self.index])
         _load(self.net, weights)
@@ -194,12 +210,21 @@ class RolloutWorker:
         hands: list[HandSummary] = []
         n_decisions = all_decisions = 0
 
+        kept = TEACHER if imitate else LEARNER
+        n_baselines = len(self.cfg.baseline_opponents)
+
         def deal(table: _Table) -> None:
             table.seed = int(rng.integers(2**63))
             table.env.reset(seed=table.seed)
             me = int(rng.integers(N_SEATS))
-            table.lineup = [LEARNER if s == me or pool_ids.size == 0 or rng.random() < self.cfg.latest_prob
-                            else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
+            if imitate:
+                table.lineup = [TEACHER] * N_SEATS
+            elif n_baselines and rng.random() < self.cfg.baseline_prob:
+                rival = BASELINE - int(rng.integers(n_baselines))
+                table.lineup = [LEARNER if s == me else rival for s in range(N_SEATS)]
+            else:
+                table.lineup = [LEARNER if s == me or pool_ids.size == 0 or rng.random() < self.cfg.latest_prob
+                                else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
             table.active = True
             table.actors, table.actions, table.step_rewards, table.decision = [], [], [], []
 
@@ -207,7 +232,7 @@ class RolloutWorker:
             credit = credit_rewards(table.actors, table.step_rewards)
             h = len(hands)
             for seat in range(N_SEATS):
-                if table.lineup[seat] != LEARNER:
+                if table.lineup[seat] != kept:
                     continue
                 steps = [t for t, a in enumerate(table.actors) if a == seat]
                 for j, t in enumerate(steps):
@@ -231,27 +256,37 @@ class RolloutWorker:
                     agent = table.env.agent_selection
                     seat = self.agents.index(agent)
                     groups.setdefault(table.lineup[seat], []).append((table, seat, table.env.observe(agent)))
-            # One forward pass per policy; sample from the masked logits.
+            # One forward pass per network (a batch of act calls per baseline); sample the masked logits.
             for pid, items in groups.items():
                 obs = np.stack([o["observation"] for _, _, o in items])
                 mask = np.stack([o["action_mask"] for _, _, o in items]).astype(bool)
-                with torch.no_grad():
-                    if pid == LEARNER:
-                        state = (np.stack([t.env.state() for t, _, _ in items]) if self.net.oracle else None)
-                        logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
-                                                     None if state is None else torch.from_numpy(state))
-                    else:
-                        logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
-                logits = logits_t.numpy()
-                actions = masked_sample(logits, rng)
-                if pid == LEARNER:
+                state = None
+                if pid in self.fixed:
+                    actions = self.fixed[pid].act_batch(obs, mask, rng)
+                    logp = value = np.zeros(len(items), dtype=np.float32)
+                    if pid == kept:  # demonstrations are stored as the network's inputs
+                        obs = self.net.prepare(obs)
+                else:
+                    obs = self.net.prepare(obs)  # snapshots share the learner's architecture
+                    with torch.no_grad():
+                        if pid == LEARNER:
+                            state = (np.stack([t.env.state() for t, _, _ in items]) if self.net.oracle else None)
+                            logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
+                                                         None if state is None else torch.from_numpy(state))
+                            value = value_t.numpy()
+                        else:
+                            logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
+                    actions = masked_sample(logits_t.numpy(), rng)
                     logp = torch.log_softmax(logits_t, dim=1).numpy()[np.arange(len(items)), actions]
+                if pid == kept:
+                    if self.net.oracle and state is None:  # demonstrations for an oracle critic
+                        state = np.stack([t.env.state() for t, _, _ in items])
                     buf["obs"].append(obs)
                     buf["mask"].append(mask)
                     buf["state"].append(state)
                     buf["action"].append(actions)
                     buf["logprob"].append(logp)
-                    buf["value"].append(value_t.numpy())
+                    buf["value"].append(value)
                 # Step the tables.
                 for i, (table, seat, _) in enumerate(items):
                     env = table.env
@@ -259,11 +294,11 @@ class RolloutWorker:
                     table.actors.append(seat)
                     table.actions.append(int(actions[i]))
                     table.step_rewards.append([int(env.rewards[a]) for a in self.agents])
-                    table.decision.append(n_decisions + i if pid == LEARNER else -1)
+                    table.decision.append(n_decisions + i if pid == kept else -1)
                     all_decisions += 1
                     if all(env.terminations.values()):
                         finish(table)
-                if pid == LEARNER:
+                if pid == kept:
                     n_decisions += len(items)
             # Deal again where a hand ended, unless enough decisions are collected or under way.
             if n_decisions < decisions:
