@@ -79,6 +79,40 @@ BLOOD_BATTLE_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+@dataclass(frozen=True)
+class JoyMahjongRules:
+    """Joy Mahjong (欢乐麻将) rule options; defaults are RULES.md J (popular room)."""
+
+    room: str = "popular"
+    """J5: ``popular`` 大众场 (X = fan), ``eight_fan`` 8番场 (a win needs >= 8 fan without flowers,
+    X = fan + 8) or ``no_fan`` 无番场 (X = 10); X is then doubled by the bird and the dealer."""
+    discard_payers: str = "discarder"
+    """J6: on a discard win ``discarder`` pays alone; ``all_mcr``: the discarder pays fan+8, the
+    other two 8 each (the MCR way)."""
+    wucaishen_blocks_wufanhe: bool = True
+    """J4: true (the rule of record): 无财神 is a fan, so a hand with it is never 无番和; false: 无番和
+    is decided ignoring 无财神 (RULES.md's parenthetical "other reading")."""
+    room_coefficient: int = 1
+    """B1: N, beans per point."""
+    rake: int = 0
+    """B1: A, beans taken from every seat once per hand."""
+
+    def __post_init__(self) -> None:
+        _check_types(self)
+        _check_choice(self, "room", ("popular", "eight_fan", "no_fan"))
+        _check_choice(self, "discard_payers", ("discarder", "all_mcr"))
+        if self.room_coefficient < 1:
+            raise ValueError(f"rule field 'room_coefficient' must be >= 1, got {self.room_coefficient!r}")
+        if self.rake < 0:
+            raise ValueError(f"rule field 'rake' must be >= 0, got {self.rake!r}")
+
+
+JOY_MAHJONG_PRESETS: dict[str, dict[str, Any]] = {
+    # seeds 000/001, 欢乐麻将; the room is chosen with the ``room`` field
+    "standard": {},
+}
+
+
 def _check_types(obj: Any) -> None:
     """Reject values whose type does not match the field's default (bool is not int)."""
     for f in fields(obj):
@@ -124,6 +158,11 @@ def make_rules(cls: type, presets: Mapping[str, Mapping[str, Any]], preset: str,
 def blood_battle_rules(preset: str = "happy", **overrides: Any) -> BloodBattleRules:
     """The rules of a blood-battle preset (``happy`` or ``qq``), with overrides by name."""
     return make_rules(BloodBattleRules, BLOOD_BATTLE_PRESETS, preset, overrides)
+
+
+def joy_mahjong_rules(preset: str = "standard", **overrides: Any) -> JoyMahjongRules:
+    """The Joy Mahjong rules, with overrides by name (e.g. ``room="eight_fan"``)."""
+    return make_rules(JoyMahjongRules, JOY_MAHJONG_PRESETS, preset, overrides)
 
 
 def load_rules_file(path: str | Path) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 
 def beans_of(points: int, room_coefficient: int) -> int:
@@ -22,3 +22,12 @@ def settle(payments: Iterable[tuple[int, int, int]], room_coefficient: int, rake
         net[payer] -= b
         net[payee] += b
     return net
+
+
+def settle_points(points: Sequence[int], room_coefficient: int, rake: int) -> list[int]:
+    """Net beans per seat from each seat's point balance of a hand (B1).
+
+    The same sums as :func:`settle` when the balances come from payments: a seat's gross is its
+    points · N, and the rake A leaves every seat once (a hand with no payment still pays it).
+    """
+    return [beans_of(p, room_coefficient) - rake for p in points]
