@@ -392,6 +392,31 @@ def test_checkpoint_loads_with_weights_only_and_as_an_agent(smoke_run: Path) -> 
     assert (clone.act_batch(batch_obs, masks, rng) == greedy).all()
 
 
+def test_export_keeps_only_the_policy_and_plays_the_same(smoke_run: Path, tmp_path: Path) -> None:
+    from train.export import main as export_main
+
+    src, dst = smoke_run / "checkpoint.pt", tmp_path / "policy.pt"
+    assert export_main([str(src), str(dst)]) == 0
+    small = torch.load(dst, weights_only=True)
+    assert "optimizer" not in small and "pool" not in small and small["arch"]["state_planes"] == 0
+    assert not any(k.startswith("critic_trunk.") for k in small["model"])
+    assert dst.stat().st_size < src.stat().st_size
+    full, lean = load_policy(str(src)), load_policy(str(dst))
+    env = blood_battle_v0.raw_env()
+    env.reset(seed=11)
+    obs = np.stack([env.observe(a)["observation"] for a in env.agents])
+    masks = np.stack([env.observe(a)["action_mask"] for a in env.agents])
+    masks[:] = 0
+    masks[:, [2, 5, 11, 59, 60, 61]] = 1
+    with torch.no_grad():
+        a = full.net.logits(torch.from_numpy(full.net.prepare(obs)), torch.from_numpy(masks.astype(bool)))
+        b = lean.net.logits(torch.from_numpy(lean.net.prepare(obs)), torch.from_numpy(masks.astype(bool)))
+    torch.testing.assert_close(a, b)
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    assert export_main([str(tmp_path / "junk.pt"), str(tmp_path / "out.pt")]) == 2
+    assert not (tmp_path / "out.pt").exists()
+
+
 def test_policy_refuses_observations_of_another_encoder() -> None:
     policy = NeuralPolicy(PolicyValueNet(obs_planes=OBS_PLANES - 5, channels=8, blocks=1), name="old")
     with pytest.raises(ValueError, match=f"'old' was trained on observations of {OBS_PLANES - 5} planes"):

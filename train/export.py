@@ -1,0 +1,52 @@
+"""Export the playing policy of a training checkpoint as a small file.
+
+    python -m train.export runs/<run>/checkpoint.pt agents/checkpoints/blood_battle_happy.pt
+
+A training checkpoint also holds the optimiser, the opponent pool and, with an oracle critic, a
+second trunk; none of them is needed to play. The export keeps the policy weights, the
+architecture, the config it was trained with and its counters, in the same format (so
+``agents.load_policy(path)`` reads it, with ``torch.load(weights_only=True)``), written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agents.neural import CheckpointError, read_checkpoint
+
+from .ppo import save_checkpoint
+
+KEPT = ("format", "encoder_version", "config", "update", "global_step", "hands", "demonstrations", "elapsed_s")
+
+
+def export_policy(src: str | Path, dst: str | Path) -> int:
+    """Write the policy of checkpoint ``src`` to ``dst``; return the size of ``dst`` in bytes."""
+    ckpt = read_checkpoint(src)
+    policy = {k: v for k, v in ckpt["model"].items() if not k.startswith("critic_trunk.")}
+    out = {k: ckpt[k] for k in KEPT if k in ckpt}
+    out.update(arch={**ckpt["arch"], "state_planes": 0}, model=policy)
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(dst, out)
+    return dst.stat().st_size
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train.export SRC DST``; exit status 2 on an unreadable checkpoint."""
+    parser = argparse.ArgumentParser(prog="python -m train.export", description=__doc__.splitlines()[0])
+    parser.add_argument("src", help="a trainer checkpoint (runs/<run>/checkpoint.pt)")
+    parser.add_argument("dst", help="where to write the policy-only checkpoint")
+    args = parser.parse_args(argv)
+    try:
+        size = export_policy(args.src, args.dst)
+    except CheckpointError as exc:
+        print(f"python -m train.export: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.dst}: {size / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
