@@ -45,24 +45,39 @@ def _pad(text: str, width: int) -> str:
 
 def _score_table(result: Any, rules_text: str) -> str:
     """Readable fan table: Chinese name, English name, fan; then the totals."""
-    rows = [(f.name, f.name_en, str(f.fan)) for f in result.fans]
+    # Joy fans carry a count (花牌 ×3, 幺九刻 ×2): shown as "1 x3".
+    rows = [(f.name, f.name_en, str(f.fan) + (f" x{f.count}" if getattr(f, "count", 1) > 1 else ""))
+            for f in result.fans]
     w0 = max(_width(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
     lines = [rules_text]
     lines += [f"  {_pad(a, w0)}  {_pad(b, w1)}  {c:>2}" for a, b, c in rows]
-    lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
-                 f"multiplier {result.multiplier}, X = {result.X}")
+    if hasattr(result, "substitution"):  # joy_mahjong: no cap, no multiplier; wildcards shown
+        data = result.to_dict()
+        subst = ", ".join(f"{w}->{t}" for w, t in data["substitution"]) or "none"
+        lines.append(f"total fan {result.fan} ({result.fan_without_flowers} without flowers), "
+                     f"X = {result.X}, shape {result.shape}, wildcards: {subst}")
+    else:
+        lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
+                     f"multiplier {result.multiplier}, X = {result.X}")
     return "\n".join(lines)
 
 
 def _run_score(args: argparse.Namespace) -> int:
     """Handler of ``mjenv score``."""
+    # Only the options given are passed: each game rejects the ones it does not know.
+    options = dict(args.rule)
+    for key in ("preset", "void", "room", "wild", "flowers", "seat_wind", "prevailing_wind"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
+    for key in ("first_turn", "dealer", "fourth_tile"):
+        if getattr(args, key):
+            options[key] = True
     try:
         result = score(game=args.game, hand=args.hand, win_tile=args.win_tile,
-                       melds=tuple(args.meld), preset=args.preset, self_drawn=args.self_drawn,
+                       melds=tuple(args.meld), self_drawn=args.self_drawn,
                        after_kong=args.after_kong, rob_kong=args.rob_kong,
-                       first_turn=args.first_turn, last_tile=args.last_tile,
-                       dealer=args.dealer, void=args.void, **dict(args.rule))
+                       last_tile=args.last_tile, **options)
     except (ValueError, TypeError) as exc:  # bad input; TypeError: a --rule of the wrong type
         print(f"mjenv score: error: {exc}", file=sys.stderr)
         return 2
@@ -70,7 +85,8 @@ def _run_score(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         melds = " ".join(args.meld)
-        head = (f"{args.game} ({args.preset}): {args.hand}{' + ' + melds if melds else ''}, "
+        setting = args.room or args.preset or "default"
+        head = (f"{args.game} ({setting}): {args.hand}{' + ' + melds if melds else ''}, "
                 f"win {args.win_tile}")
         print(_score_table(result, head))
     return 0
@@ -80,13 +96,15 @@ def _add_score_parser(sub: Any) -> None:
     """``mjenv score``: a hand -> fans and points."""
     p = sub.add_parser("score", help="score a winning hand (fans and points)",
                        description="Score one winning hand. Exit status 2 on an invalid hand.")
-    p.add_argument("--game", default="blood_battle", help="game (default blood_battle)")
+    p.add_argument("--game", default="blood_battle",
+                   help="game: blood_battle (default) or joy_mahjong")
     p.add_argument("--hand", required=True,
                    help="concealed tiles including the winning tile, e.g. 11224444557799m")
     p.add_argument("--win-tile", required=True, help="the winning tile, e.g. 9m")
     p.add_argument("--meld", action="append", default=[], metavar="MELD",
-                   help="declared meld, repeatable: pong:5p, kong:5p, addkong:5p, ankan:5p")
-    p.add_argument("--preset", default="qq", help="rule preset (blood_battle: happy, qq)")
+                   help="declared meld, repeatable: chow:345m, pong:5p, kong:5p, addkong:5p, ankan:5p")
+    p.add_argument("--preset", help="rule preset (blood_battle: qq (default), happy; "
+                                    "joy_mahjong: standard)")
     p.add_argument("--self-drawn", action="store_true", help="won on one's own draw (自摸)")
     p.add_argument("--after-kong", action="store_true",
                    help="won on a kong replacement (杠上花) or the discard after a kong (杠上炮)")
@@ -95,6 +113,17 @@ def _add_score_parser(sub: Any) -> None:
     p.add_argument("--last-tile", action="store_true", help="won on the last tile")
     p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
     p.add_argument("--void", choices=("m", "p", "s"), help="the void suit (定缺)")
+    joy_flags = p.add_argument_group("joy_mahjong")
+    joy_flags.add_argument("--room", choices=("popular", "eight_fan", "no_fan"),
+                           help="room (J5): popular (default), eight_fan, no_fan")
+    joy_flags.add_argument("--wild", metavar="TILE",
+                           help="the wildcard 财神, e.g. 6m (J2); default none")
+    joy_flags.add_argument("--flowers", type=int, help="flowers set aside (花牌, 1 fan each)")
+    joy_flags.add_argument("--fourth-tile", action="store_true",
+                           help="the other three copies of the winning tile are visible (和绝张)")
+    joy_flags.add_argument("--seat-wind", choices=("E", "S", "W", "N"), help="seat wind (default E)")
+    joy_flags.add_argument("--prevailing-wind", choices=("E", "S", "W", "N"),
+                           help="prevailing wind (default E)")
     p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
                    help="rule field override, repeatable, e.g. cap_fan=8")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -1,11 +1,15 @@
 """Public scoring API: ``mjenv.score(...)`` turns a hand in tile notation into fans and points.
 
 One entry point for every game; ``game`` picks the scorer from ``_SCORERS`` (add a game by
-adding a function there). Invalid input raises ``ValueError`` naming the reason.
+adding a function there). Each scorer takes the game's own keyword options and rule fields and
+rejects the rest. Invalid input raises ``ValueError`` naming the reason.
 
 >>> s = score(hand="111222444m33399p", win_tile="9p", preset="qq", self_drawn=True)
 >>> [f.name for f in s.fans], s.X
 (['对对胡', '自摸加底'], 18)
+>>> j = score(game="joy_mahjong", hand="123m456p789sEEE16s", win_tile="1s", wild="6s")
+>>> j.fan, [(tiles.name(w), tiles.name(t)) for w, t in j.substitution]
+(15, [('6s', '1s')])
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import tiles
-from .config import blood_battle_rules
+from .config import (BloodBattleRules, JoyMahjongRules, blood_battle_rules, field_names,
+                     joy_mahjong_rules)
 from .melds import Meld, parse_meld
+from .rules import joy
 from .rules.sichuan import SichuanScore, WinContext, score_win
 
 _VOID = {"m": 0, "p": 1, "s": 2, "万": 0, "筒": 1, "饼": 1, "条": 2, "索": 2}
@@ -55,13 +61,28 @@ def _check_tiles(hand: str, win_tile: str, melds: Sequence[str]) -> tuple[list[i
     return kinds, parsed
 
 
-def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], preset: str,
-                        flags: dict[str, bool], void: Union[str, int, None],
-                        rule_overrides: dict[str, Any]) -> SichuanScore:
-    """RULES S: validate a blood-battle hand and score it."""
-    rules = blood_battle_rules(preset, **rule_overrides)
-    ctx = WinContext(**flags)
-    void_suit = _void_suit(void)
+def _split_options(game: str, options: dict[str, Any], own: dict[str, Any],
+                   rules_cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A game's keyword options (``own``: name -> default) and rule fields; others raise."""
+    fields = field_names(rules_cls)
+    unknown = sorted(set(options) - set(own) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown rule field(s) or option(s) {unknown} for game {game!r}; "
+                         f"options: {', '.join(own)}; rule fields: {', '.join(fields)}")
+    mine = {k: options.get(k, default) for k, default in own.items()}
+    return mine, {k: v for k, v in options.items() if k in fields}
+
+
+def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], flags: dict[str, bool],
+                        options: dict[str, Any]) -> SichuanScore:
+    """RULES S: validate a blood-battle hand and score it (options: preset, first_turn,
+    dealer, void, and any BloodBattleRules field)."""
+    own, rule_overrides = _split_options(
+        "blood_battle", options,
+        {"preset": "qq", "first_turn": False, "dealer": False, "void": None}, BloodBattleRules)
+    rules = blood_battle_rules(own["preset"], **rule_overrides)
+    ctx = WinContext(**flags, first_turn=own["first_turn"], dealer=own["dealer"])
+    void_suit = _void_suit(own["void"])
     kinds, parsed = _check_tiles(hand, win_tile, melds)
     if any(m.kind == "chow" for m in parsed):
         raise ValueError("blood battle has no chow (S3)")
@@ -82,22 +103,74 @@ def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], preset: 
     return result
 
 
-# game -> scorer(hand, win_tile, melds, preset, flags, void, rule_overrides); each scorer
-# validates its own options and builds its own win context from the flags.
-_SCORERS: dict[str, Callable[..., Any]] = {"blood_battle": _score_blood_battle}
+_WINDS = {"E": 0, "S": 1, "W": 2, "N": 3, "东": 0, "南": 1, "西": 2, "北": 3}
+
+
+def _wind(name: str, value: Union[str, int]) -> int:
+    """A wind given as E/S/W/N (or 东南西北, or 0..3)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 3:
+        return value
+    if isinstance(value, str) and value in _WINDS:
+        return _WINDS[value]
+    raise ValueError(f"{name} must be one of E, S, W, N (or 0..3), got {value!r}")
+
+
+def _score_joy(hand: str, win_tile: str, melds: Sequence[str], flags: dict[str, bool],
+               options: dict[str, Any]) -> joy.JoyScore:
+    """RULES J: validate a Joy Mahjong hand and score it (options: preset, wild, flowers,
+    fourth_tile, seat_wind, prevailing_wind, and any JoyMahjongRules field, e.g. room)."""
+    own, rule_overrides = _split_options(
+        "joy_mahjong", options,
+        {"preset": "standard", "wild": None, "flowers": 0, "fourth_tile": False,
+         "seat_wind": "E", "prevailing_wind": "E"}, JoyMahjongRules)
+    rules = joy_mahjong_rules(own["preset"], **rule_overrides)
+    ctx = joy.JoyContext(**flags, fourth_tile=own["fourth_tile"], flowers=own["flowers"],
+                         seat_wind=_wind("seat_wind", own["seat_wind"]),
+                         prevailing_wind=_wind("prevailing_wind", own["prevailing_wind"]))
+    wild = None
+    if own["wild"] is not None:
+        wild = tiles.parse_tile(own["wild"])
+        if wild >= tiles.N_KINDS:
+            raise ValueError(f"a flower is never the wildcard (J2): {own['wild']!r}")
+    kinds, parsed = _check_tiles(hand, win_tile, melds)
+    win = tiles.parse_tile(win_tile)
+    result = joy.score_win(tiles.to_counts(kinds), parsed, win, wild, ctx, rules)
+    if result is None:
+        raise ValueError(f"not a winning hand: {tiles.fmt(kinds)}"
+                         + (f" with {', '.join(map(str, parsed))}" if parsed else "")
+                         + (f" and wildcard {tiles.name(wild)}" if wild is not None else "")
+                         + " completes no shape of J2 (regular, 七对, 十三幺, 全不靠, 组合龙)")
+    if not joy.is_legal_win(result, rules):
+        raise ValueError(f"the eight_fan room needs at least 8 fan without flowers (J5); "
+                         f"this hand has {result.fan_without_flowers}")
+    return result
+
+
+# game -> scorer(hand, win_tile, melds, flags, options); each scorer validates its own
+# keyword options and builds its own win context from the flags.
+_SCORERS: dict[str, Callable[..., Any]] = {"blood_battle": _score_blood_battle,
+                                           "joy_mahjong": _score_joy}
 
 
 def score(game: str = "blood_battle", hand: str = "11224444557799m", win_tile: str = "9m",
-          melds: Sequence[str] = (), preset: str = "qq", self_drawn: bool = False,
-          after_kong: bool = False, rob_kong: bool = False, first_turn: bool = False,
-          last_tile: bool = False, dealer: bool = False, void: Union[str, int, None] = None,
-          **rule_overrides: Any) -> SichuanScore:
+          melds: Sequence[str] = (), *, self_drawn: bool = False, after_kong: bool = False,
+          rob_kong: bool = False, last_tile: bool = False,
+          **options: Any) -> Union[SichuanScore, joy.JoyScore]:
     """Score one winning hand.
 
     ``hand`` holds every concealed tile including ``win_tile``; ``melds`` are strings such as
-    ``pong:5p``, ``kong:5p``, ``addkong:5p``, ``ankan:5p``; the flags describe the win (see
-    :class:`mjenv.rules.sichuan.WinContext`); ``void`` is the 定缺 suit; any other keyword is
-    a rule field of the preset (e.g. ``cap_fan=8``). Raises ``ValueError`` naming the reason.
+    ``chow:345m``, ``pong:5p``, ``kong:5p``, ``addkong:5p``, ``ankan:5p``; the flags describe
+    the win. The other keywords belong to the game:
+
+    - ``blood_battle``: ``preset`` (``qq`` default, ``happy``), ``first_turn``, ``dealer``,
+      ``void`` (the 定缺 suit), and any rule field (e.g. ``cap_fan=8``); see
+      :class:`mjenv.rules.sichuan.WinContext`.
+    - ``joy_mahjong``: ``room`` (``popular``, ``eight_fan``, ``no_fan``) and the other rule
+      fields, ``wild`` (the wildcard tile, e.g. ``"6m"``; None: no wildcard), ``flowers``,
+      ``fourth_tile`` (和绝张), ``seat_wind`` / ``prevailing_wind`` (E S W N); see
+      :class:`mjenv.rules.joy.JoyContext`.
+
+    Raises ``ValueError`` naming the reason (an unknown keyword is named too).
     """
     scorer = _SCORERS.get(game)
     if scorer is None:
@@ -105,5 +178,5 @@ def score(game: str = "blood_battle", hand: str = "11224444557799m", win_tile: s
     if isinstance(melds, str):
         melds = (melds,)
     flags = {"self_drawn": self_drawn, "after_kong": after_kong, "rob_kong": rob_kong,
-             "first_turn": first_turn, "dealer": dealer, "last_tile": last_tile}
-    return scorer(hand, win_tile, tuple(melds), preset, flags, void, rule_overrides)
+             "last_tile": last_tile}
+    return scorer(hand, win_tile, tuple(melds), flags, options)
