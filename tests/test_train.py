@@ -351,9 +351,11 @@ def _scalars(run_dir: Path) -> dict[str, list[float]]:
 def test_smoke_run_logs_finite_losses_and_changes_the_parameters(smoke_run: Path) -> None:
     scalars = _scalars(smoke_run)
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
-                "charts/beans_per_hand", "charts/win_rate", "charts/eval_vs_random_beans_per_hand",
-                "imitation/policy_loss", "imitation/accuracy", "imitation/explained_variance"):
+                "charts/beans_per_hand", "charts/win_rate", "charts/eval_vs_random_beans_per_hand"):
         assert tag in scalars and all(math.isfinite(v) for v in scalars[tag]), tag
+    imitation = _scalars(smoke_run / "imitation")
+    for tag in ("imitation/policy_loss", "imitation/accuracy", "imitation/explained_variance"):
+        assert tag in imitation and all(math.isfinite(v) for v in imitation[tag]), tag
     assert len(scalars["losses/policy_loss"]) >= 3  # several updates
     ckpt = read_checkpoint(smoke_run / "checkpoint.pt")
     assert ckpt["global_step"] >= 600 and ckpt["update"] >= 3 and len(ckpt["pool"]["snapshots"]) >= 1
@@ -496,6 +498,19 @@ def test_resume_after_kill_continues_the_counter_and_matches_an_unbroken_run(tmp
         final["update"], final["global_step"], final["hands"])
     for k, v in reference["model"].items():  # nothing lost: the same weights as without the kill
         assert torch.equal(v, final["model"][k]), k
+
+
+def test_resume_after_the_warm_start_keeps_its_logs_and_does_not_imitate_again(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, imitation_decisions=300, total_decisions=100)
+    run_dir = train(cfg)
+    first = read_checkpoint(run_dir / "checkpoint.pt")
+    accuracy = _scalars(run_dir / "imitation")["imitation/accuracy"]
+    assert first["demonstrations"] >= 300 and len(accuracy) >= 2
+    train(dataclasses.replace(cfg, total_decisions=400), resume=run_dir)
+    final = read_checkpoint(run_dir / "checkpoint.pt")
+    assert final["demonstrations"] == first["demonstrations"]  # no second warm start
+    assert final["global_step"] >= 400 and final["update"] > first["update"]
+    assert _scalars(run_dir / "imitation")["imitation/accuracy"] == accuracy  # not purged by the resume
 
 
 # ---------------------------------------------------------------- backends

@@ -20,7 +20,9 @@ with no bootstrap past the hand's end.
 ``checkpoint.pt`` (weights, optimiser, pool, counters: ``torch.load(weights_only=True)``; load the
 policy with ``agents.load_policy("…/checkpoint.pt")``), ``eval.json`` (the final arena results) and
 TensorBoard events: ``charts/…`` (beans per hand, win rate, speed, pool, evaluations),
-``losses/…`` (policy, value, entropy, KL, clip fraction, explained variance).
+``losses/…`` (policy, value, entropy, KL, clip fraction, explained variance), and in
+``imitation/`` the warm start's ``imitation/…`` (cross-entropy, accuracy, value loss), over
+demonstrations seen.
 """
 
 from __future__ import annotations
@@ -248,6 +250,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             bar = tqdm(total=cfg.imitation_decisions, initial=demonstrations, unit="dec",
                        disable=not cfg.progress, dynamic_ncols=True, desc=f"imitate {cfg.teacher}")
             optimizer.param_groups[0]["lr"] = cfg.imitation_learning_rate
+            # Its own event folder: a resume in the PPO phase purges PPO steps only, not these.
+            bc_writer = SummaryWriter(str(run_dir / "imitation"),
+                                      purge_step=demonstrations + 1 if resume is not None else None)
             while demonstrations < cfg.imitation_decisions:
                 update += 1
                 t0 = time.perf_counter()
@@ -265,13 +270,15 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 net.eval()
                 elapsed += time.perf_counter() - t0
                 for name, value in losses.items():
-                    writer.add_scalar(f"imitation/{name}", value, demonstrations)
-                writer.add_scalar("imitation/explained_variance", explained_variance(returns, values), demonstrations)
+                    bc_writer.add_scalar(f"imitation/{name}", value, demonstrations)
+                bc_writer.add_scalar("imitation/explained_variance", explained_variance(returns, values),
+                                     demonstrations)
                 bar.update(min(demonstrations, cfg.imitation_decisions) - bar.n)
                 bar.set_postfix(acc=f"{losses['accuracy']:.0%}", refresh=False)
                 if update % cfg.checkpoint_every == 0 or demonstrations >= cfg.imitation_decisions:
                     checkpoint()
             bar.close()
+            bc_writer.close()
 
         # ------------------------------------------------------------ PPO
         optimizer.param_groups[0]["lr"] = cfg.learning_rate
