@@ -193,7 +193,7 @@ class HeuristicPolicy(BatchByLoop):
             after[k] -= 2
             # Contains-shanten of the 3n+2 hand = shanten after its best discard.
             s = HandEval(after, void, n + 1).shanten
-            if s < before.shanten or (s == before.shanten and _toitoi_leaning(view)):
+            if s < before.shanten or (s == before.shanten and toitoi_leaning(view)):
                 return L.PONG
         return L.PASS
 
@@ -219,7 +219,7 @@ def flush_suit(view: BloodBattleView) -> int:
     return s
 
 
-def _toitoi_leaning(view: BloodBattleView) -> bool:
+def toitoi_leaning(view: BloodBattleView) -> bool:
     """Many pairs / triplets and only 碰-type melds: worth calling toward 对对胡."""
     void = view.void[0]
     pairs = sum(1 for k, c in enumerate(view.hand) if c >= 2 and k // 9 != void)

@@ -8,15 +8,20 @@ with the heuristic's own hand evaluation: the agent still never looks at the gam
 Planes, each 27 wide (one column per suited kind k):
 
 ====  =====================================================================================
-0     discard k keeps the lowest shanten reachable by a discard (1/0; 0 where k is not held)
-1     discard k leaves the shanten one above that lowest
-2     useful draws after discarding k, over the best discard's (unseen copies that lower the
-      shanten; a ready hand weights each wait by the points it would score)
+0     discard k keeps the lowest shanten reachable by a discard (1/0; 0 where k is not held);
+      while choosing the void (定缺): k's suit is a void that leaves the lowest shanten
+1     discard k (void: k's suit) leaves the shanten one above that lowest
+2     useful draws after discarding k (void: after voiding k's suit), over the best one's
+      (unseen copies that lower the shanten; a ready hand weights each wait by its points)
 3     drawing (or being offered) k lowers the shanten of the hand as it stands
 4     danger of k (the heuristic's estimate of dealing into a threatening seat), / 3, ≤ 1
-5-8   whole plane: shanten of the hand as it stands is ≤ 0, 1, 2, ≥ 3 (one-hot)
+5-8   whole plane: shanten of the hand as it stands (void: after the best void) is ≤ 0, 1,
+      2, ≥ 3 (one-hot)
 9     whole plane: the offered tile's 碰 lowers the shanten (claim phase)
 10    k lies in a near-清一色 suit (all but ≤ 4 own tiles in it)
+11    whole plane: the offered tile's 碰 keeps the shanten as it is (claim phase)
+12    whole plane: the hand leans to 对对胡 (pairs and melds ≥ 4)
+13    whole plane: the offered tile's 直杠 does not raise the shanten (claim phase)
 ====  =====================================================================================
 """
 
@@ -25,10 +30,10 @@ from __future__ import annotations
 import numpy as np
 
 from .features import N_SUIT_KINDS, HandEval, bits, decode
-from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, win_points
+from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, toitoi_leaning, win_points
 from mjenv.config import BloodBattleRules
 
-LOOKAHEAD_PLANES = 11
+LOOKAHEAD_PLANES = 14
 _RULES = BloodBattleRules()  # waits are valued by the default (happy) scoring, as the heuristic does
 
 
@@ -36,10 +41,13 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
     """The ``(LOOKAHEAD_PLANES, 27)`` look-ahead planes of one blood-battle observation."""
     out = np.zeros((LOOKAHEAD_PLANES, N_SUIT_KINDS), dtype=np.float32)
     view = decode(obs)
-    if view.phase in ("void", "over"):
+    unseen = [max(0, 4 - v) for v in view.visible]
+    if view.phase == "void":
+        _void_planes(out, view.hand, unseen)
+        return out
+    if view.phase == "over":
         return out
     hand, void, n = view.hand, view.void[0], view.n_melds
-    unseen = [max(0, 4 - v) for v in view.visible]
     now = HandEval(hand, void, n)
     out[5 + min(max(now.shanten, 0), 3)] = 1.0
     for t in now.useful():
@@ -74,7 +82,12 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
     if view.claim >= 0 and view.phase == "claim" and hand[view.claim] >= 2:
         after = list(hand)
         after[view.claim] -= 2
-        out[9] = HandEval(after, void, n + 1).shanten < now.shanten
+        pong = HandEval(after, void, n + 1).shanten
+        out[9], out[11] = pong < now.shanten, pong == now.shanten
+        if hand[view.claim] == 3:
+            after[view.claim] -= 1
+            out[13] = HandEval(after, void, n + 1).shanten <= now.shanten
+    out[12] = toitoi_leaning(view)
     threat = threats(view)
     if any(t.level for t in threat):
         for k in range(N_SUIT_KINDS):
@@ -83,6 +96,20 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
     if flush >= 0:
         out[10, 9 * flush:9 * flush + 9] = 1.0
     return out
+
+
+def _void_planes(out: np.ndarray, hand: list[int], unseen: list[int]) -> None:
+    """Planes 0-2 and 5-8 for the 定缺 choice: the shanten and useful draws left by each void."""
+    rows = []
+    for s in range(3):
+        ev = HandEval(hand, s, 0)
+        rows.append((s, ev.shanten, sum(unseen[t] for t in ev.useful())))
+    best = min(r[1] for r in rows)
+    top = max((w for _, sh, w in rows if sh == best), default=0) or 1
+    for s, sh, w in rows:
+        cols = slice(9 * s, 9 * s + 9)
+        out[0, cols], out[1, cols], out[2, cols] = sh == best, sh == best + 1, min(w / top, 2.0)
+    out[5 + min(max(best, 0), 3)] = 1.0
 
 
 def with_lookahead(observations: np.ndarray) -> np.ndarray:

@@ -9,8 +9,10 @@ neighbour of 1p::
 
     obs (P, 3, 9) ─ conv 1×3, C ─ ReLU ─ B × residual block ─┬─ per-tile linear → 2 logits per kind
                                                               │     (discard k: 0-26, kong k: 27-53)
-                                                              ├─ pooled → linear → 8 logits
-                                                              │     (碰, 直杠, 胡, 抢杠胡, 过, 3 × 定缺)
+                                                              ├─ pooled → linear → 5 logits
+                                                              │     (碰, 直杠, 胡, 抢杠胡, 过)
+                                                              ├─ pooled per suit → linear → 1 logit
+                                                              │     per suit (定缺 of that suit)
                                                               └─ pooled → MLP → value
     residual block: x + conv(ReLU(conv(x))) + Linear(mean over the 27 tiles)  then ReLU
 
@@ -19,8 +21,8 @@ how far a 清一色 is) without breaking the symmetry between suits; "pooled" is
 max over the 27 tiles. Defaults: C = 64 channels, B = 3 blocks (0.12 M parameters); the
 quickstart uses C = 32, B = 2 (0.03 M).
 
-**Look-ahead planes** (``lookahead=True``): :func:`agents.lookahead.lookahead` adds 11 planes per
-observation (what each discard does to the shanten and the useful draws, danger, 碰 gain), stacked
+**Look-ahead planes** (``lookahead=True``): :func:`agents.lookahead.lookahead` adds 14 planes per
+observation (what each discard or void does to the shanten and the useful draws, danger, calls), stacked
 under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
 0.3 ms per decision and let a small network imitate and improve on the heuristic.
 
@@ -57,9 +59,10 @@ CHECKPOINT_FORMAT = "mjenv.ppo/1"
 N_ACTIONS = L.n
 N_KINDS = L.n_kinds  # 27 suited kinds
 N_FIXED = N_ACTIONS - 2 * N_KINDS  # 碰, 直杠, 胡, 抢杠胡, 过, 3 × 定缺
+N_SUITS = 3
 MASKED = -1e9
 # The per-tile head relies on the layout: discards then kongs, one per kind, then the fixed actions.
-assert (L.DISCARD, L.KONG, L.PONG) == (0, N_KINDS, 2 * N_KINDS)
+assert (L.DISCARD, L.KONG, L.PONG, L.VOID) == (0, N_KINDS, 2 * N_KINDS, N_ACTIONS - N_SUITS)
 
 
 class CheckpointError(ValueError):
@@ -139,7 +142,10 @@ class PolicyValueNet(nn.Module):
         in_planes = obs_planes + (LOOKAHEAD_PLANES if lookahead else 0)
         self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
-        self.fixed_logits = nn.Linear(2 * channels, N_FIXED)
+        self.fixed_logits = nn.Linear(2 * channels, N_FIXED - N_SUITS)
+        # 定缺 per suit from that suit's own pooled features: a pool over all 27 tiles is the same
+        # for every suit, so it cannot tell which suit to drop.
+        self.void_logit = nn.Linear(2 * channels, 1)
         self.oracle = state_planes > 0
         if self.oracle:
             self.critic_trunk = _Trunk(in_planes + state_planes, channels, blocks)
@@ -154,7 +160,7 @@ class PolicyValueNet(nn.Module):
                 nn.init.kaiming_uniform_(m.weight, nonlinearity="relu", generator=generator)
                 nn.init.zeros_(m.bias)
         # A near-uniform initial policy and a near-zero initial value.
-        for m in (self.tile_logits, self.fixed_logits, self.value_head.mlp[-1]):
+        for m in (self.tile_logits, self.fixed_logits, self.void_logit, self.value_head.mlp[-1]):
             nn.init.normal_(m.weight, std=0.01, generator=generator)
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
@@ -166,7 +172,9 @@ class PolicyValueNet(nn.Module):
         h = self.trunk(obs) if h is None else h
         tile = self.tile_logits(h).reshape(h.shape[0], N_KINDS, 2).transpose(1, 2)
         tile = tile.reshape(h.shape[0], 2 * N_KINDS)  # [discard k | kong k]
-        raw = torch.cat([tile, self.fixed_logits(_pool(h))], dim=1)
+        per_suit = torch.cat([h.mean(dim=2), h.amax(dim=2)], dim=2)  # (N, 3 suits, 2C)
+        void = self.void_logit(per_suit).squeeze(-1)
+        raw = torch.cat([tile, self.fixed_logits(_pool(h)), void], dim=1)
         return raw.masked_fill(~mask, MASKED)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,

@@ -198,6 +198,17 @@ def test_lookahead_planes_agree_with_the_rules_shanten_and_waits() -> None:
     assert with_lookahead(batch).shape == (4, batch.shape[1] + LOOKAHEAD_PLANES, 27)
 
 
+def test_void_logits_follow_the_suits() -> None:
+    net = PolicyValueNet(OBS_PLANES, 16, 1, lookahead=True, generator=torch.Generator().manual_seed(0))
+    x = torch.randn(4, net.arch["obs_planes"] + 14, 27)
+    mask = torch.ones(4, 62, dtype=torch.bool)
+    rotated = x.reshape(4, -1, 3, 9)[:, :, [1, 2, 0]].reshape(4, -1, 27)  # suit order m p s -> p s m
+    with torch.no_grad():
+        void, void_rotated = net.logits(x, mask)[:, 59:62], net.logits(rotated, mask)[:, 59:62]
+    torch.testing.assert_close(void_rotated, void[:, [1, 2, 0]])  # each suit's 定缺 logit moves with it
+    assert not torch.allclose(void[:, 0], void[:, 1])
+
+
 def test_demonstrations_are_the_teachers_actions_in_every_seat(tmp_path: Path) -> None:
     cfg = tiny(tmp_path, envs_per_worker=2)
     r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 200, imitate=True)
