@@ -1,6 +1,7 @@
 """mjenv: PettingZoo environments for Chinese mahjong with rule-accurate bean rewards.
 
-``mjenv.blood_battle_v0`` is Sichuan blood battle (血战到底); ``mjenv.score`` scores a hand.
+``mjenv.blood_battle_v0`` is Sichuan blood battle (血战到底), ``mjenv.joy_mahjong_v0`` Joy Mahjong
+(欢乐麻将); ``mjenv.score`` scores a hand.
 Importing mjenv registers the environments with PettingZoo's registry where it has one.
 """
 
@@ -12,6 +13,6 @@ __version__ = "0.1.0"
 __all__ = ["score", "__version__"]
 
 if hasattr(_pettingzoo, "register"):  # the registry exists from PettingZoo 1.27
-    for _name in ("blood_battle_v0",):
+    for _name in ("blood_battle_v0", "joy_mahjong_v0"):
         if f"mjenv/{_name}".replace("_v0", "-v0") not in _pettingzoo.aec_registry:
             _pettingzoo.register("aec", f"mjenv/{_name}", entry_point=f"mjenv.{_name}:env")

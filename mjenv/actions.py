@@ -14,8 +14,17 @@ Blood battle (27 suited kinds, no 吃, 定缺)::
     [59, 62)  定缺 void suit m, p, s
     = 62
 
-Joy Mahjong adds 吃 (three shapes: the claimed tile is the low, middle or high tile of the
-chow) and uses 34 kinds; it has no 定缺.
+Joy Mahjong (34 kinds, 吃 from the seat on the left, no 定缺)::
+
+    [ 0, 34)  discard kind k (0-26 suited, 27-30 东南西北, 31-33 中发白)
+    [34, 68)  kong of kind k on one's own turn: 暗杠 or 面下杠/加杠, one block as above
+    [68, 71)  吃 chow the discard: the claimed tile is the lowest / middle / highest of the chow
+    71        碰 pong the discard
+    72        直杠 kong on the discard
+    73        胡 win (self-draw, or on the discard)
+    74        抢杠胡 rob the kong being added
+    75        pass (过)
+    = 76
 """
 
 from __future__ import annotations
@@ -70,3 +79,4 @@ class ActionLayout:
 
 
 BLOOD_BATTLE = ActionLayout(tiles.N_SUIT_KINDS, chow=False, void=True)
+JOY_MAHJONG = ActionLayout(tiles.N_KINDS, chow=True, void=False)

@@ -7,6 +7,7 @@ installed, and the ratio printed. Not a timed test: numbers depend on the machin
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import statistics
@@ -72,17 +73,22 @@ def decisions_per_second(players: dict[str, Callable[[int, int], tuple[int, floa
     return {name: statistics.median(v) for name, v in rates.items()}
 
 
-def memory_per_env(n_envs: int = 1000, preset: str = "happy") -> dict[str, float]:
+GAMES = {"blood_battle": ("blood_battle_v0", "preset", "happy"), "joy_mahjong": ("joy_mahjong_v0", "room", "popular")}
+"""game -> (env module, the option ``preset`` names, its default)."""
+
+
+def memory_per_env(n_envs: int = 1000, preset: str = "happy", game: str = "blood_battle") -> dict[str, float]:
     """RSS growth of ``n_envs`` live, reset ``raw_env`` instances, measured in a fresh process."""
+    module, option, _ = GAMES[game]
     code = f"""
 import gc, json, resource, sys
 import psutil
-from mjenv import blood_battle_v0
+from mjenv import {module} as mod
 p = psutil.Process()
 gc.collect(); before = p.memory_info().rss
 envs = []
 for i in range({n_envs}):
-    e = blood_battle_v0.raw_env(preset={preset!r}); e.reset(seed=i); e.observe(e.agent_selection); envs.append(e)
+    e = mod.raw_env({option}={preset!r}); e.reset(seed=i); e.observe(e.agent_selection); envs.append(e)
 gc.collect(); after = p.memory_info().rss
 print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2**20}}))
 """
@@ -90,17 +96,22 @@ print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2*
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(game: str = "blood_battle", preset: str = "happy", decisions: int = 20000, repeats: int = 3,
+def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 20000, repeats: int = 3,
         memory: bool = True) -> dict[str, Any]:
-    """Measure raw_env, env() and RLCard in one run; return the figures (also printed)."""
-    if game != "blood_battle":
-        raise ValueError(f"unknown game {game!r}; available: blood_battle")
-    from . import blood_battle_v0 as mod
+    """Measure raw_env, env() and RLCard in one run; return the figures (also printed).
+
+    ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
+    module, option, default = GAMES[game]
+    mod = importlib.import_module(f"mjenv.{module}")
+    preset = default if preset is None else preset
+    kwargs = {option: preset}
 
     result: dict[str, Any] = {"game": game, "preset": preset, "decisions": decisions, "repeats": repeats}
     players: dict[str, Callable[[int, int], tuple[int, float]]] = {
-        "raw_env": lambda n, s: _play_mjenv(lambda: mod.raw_env(preset=preset), n, s),
-        "env": lambda n, s: _play_mjenv(lambda: mod.env(preset=preset), n, s),
+        "raw_env": lambda n, s: _play_mjenv(lambda: mod.raw_env(**kwargs), n, s),
+        "env": lambda n, s: _play_mjenv(lambda: mod.env(**kwargs), n, s),
     }
     if importlib.util.find_spec("rlcard") is not None:
         players["rlcard_mahjong"] = _play_rlcard
@@ -109,7 +120,7 @@ def run(game: str = "blood_battle", preset: str = "happy", decisions: int = 2000
         result["raw_env_ratio"] = result["raw_env"] / result["rlcard_mahjong"]
         result["env_ratio"] = result["env"] / result["rlcard_mahjong"]
     if memory and importlib.util.find_spec("psutil") is not None:
-        result["memory_1000_raw_env"] = memory_per_env(1000, preset)
+        result["memory_1000_raw_env"] = memory_per_env(1000, preset, game)
     return result
 
 

@@ -1,6 +1,7 @@
 """Versioned observation encoders: one flat float32 tensor of shape ``(planes, kinds)``.
 
-Each plane is 27 wide for the blood battle (one column per tile kind). Seat-relative views
+Each plane is 27 wide for the blood battle and 34 wide for Joy Mahjong (one column per tile
+kind). Seat-relative views
 put the observing seat first, then 下家 (+1), 对家 (+2), 上家 (+3). Scalars (wall count,
 beans, flags) fill a whole plane with one value so a convolution sees them everywhere.
 ``Observer.views`` names the plane ranges, like OpenSpiel's observer.
@@ -12,14 +13,20 @@ suits once all four are chosen, who has won and on what, the wall count and the 
 
 Rivers hold the discards nobody claimed, in order; a claimed tile moves into the claimer's meld.
 
-Version history: v0 (mjenv 0.1.0) first release.
+Version history: v0 (mjenv 0.1.0) first release; JoyMahjongObserver v0 added (the wildcard
+and its indicator, flowers, winds, 吃 melds; no 定缺).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .engine.blood_battle import N_SEATS, BloodBattleGame
+
+if TYPE_CHECKING:  # the blood battle need not import the Joy rules
+    from .engine.joy_mahjong import JoyMahjongGame
 
 ENCODER_VERSION = 0
 RECENT = 4  # last discards shown per seat, most recent first
@@ -180,4 +187,167 @@ class BloodBattleObserver:
         if rest:
             out[v["wall_order"].start + np.arange(len(rest)), rest] = 1
         out[v["wall"].start] = g.wall_count / 108
+        return out
+
+
+_JOY_PHASES = ("turn", "claim", "rob")
+_ROOMS = ("popular", "eight_fan", "no_fan")
+JOY_WALL_ROWS = 90  # the most tiles left after the deal: 144 - 53 dealt - 1 indicator
+
+
+class JoyMahjongObserver:
+    """Joy Mahjong observation (per seat) and state (perfect information) encoders, version 0.
+
+    34 columns, one per kind (flowers are counted per seat, never shown by kind: every flower is
+    worth the same, J4). Seat-relative order as in the blood battle: self, 下家, 对家, 上家.
+    """
+
+    version = ENCODER_VERSION
+    width = 34
+    views = _layout([
+        ("hand", 4),            # own concealed hand, thermometer (>=1 ... >=4); wildcards at their face
+        ("drawn", 1),           # tile just drawn by the observer
+        ("claim", 1),           # discard being claimed, or tile being added to a kong (rob window)
+        ("chow", 4),            # per relative seat: number of 吃 melds by lowest kind
+        ("pong", 4),            # per relative seat: 碰 kinds
+        ("kong", 4),            # per relative seat: exposed kongs (直杠, 加杠)
+        ("own_ankan", 1),       # observer's own 暗杠 kinds
+        ("river", 4),           # per relative seat: discard counts / 4
+        ("recent", 4 * RECENT),  # per relative seat: last RECENT discards, one-hot each
+        ("wild", 1),            # the 财神 kind, one-hot (J2)
+        ("indicator", 1),       # the face-up indicator, one-hot
+        ("won_tile", 4),        # per relative seat: tile won on (the hand is over)
+        ("flowers", 4),         # per relative seat: flowers set aside / 8
+        ("ankan_count", 4),     # per relative seat: number of 暗杠 / 4
+        ("dealer", 4),          # per relative seat: is the dealer
+        ("beans", 4),           # per relative seat: beans / bean_scale
+        ("seat", 4),            # absolute seat of the observer, one-hot
+        ("seat_wind", 4),       # the observer's seat wind E S W N, one-hot
+        ("prevailing", 4),      # the prevailing wind E S W N, one-hot
+        ("phase", 3),           # turn / claim / rob
+        ("wall", 1),            # tiles left in the wall / 144
+        ("after_kong", 1),      # the observer's current draw is a kong replacement (杠上开花 chance)
+        ("rules", 4),           # room popular / eight_fan / no_fan, discard_payers == all_mcr
+    ])
+    planes = max(s.stop for s in views.values())
+    state_views = _layout([
+        ("hands", 16),          # every seat's hand, thermometer, absolute seat order
+        ("chow", 4), ("pong", 4), ("kong", 4), ("ankan", 4),
+        ("river", 4), ("recent", 4 * RECENT), ("won_tile", 4),
+        ("flowers", 4),         # per seat: flowers / 8
+        ("dealer", 4), ("beans", 4),
+        ("current", 4),         # seat to act
+        ("phase", 3),
+        ("claim", 1), ("wild", 1), ("indicator", 1),
+        ("prevailing", 4),
+        ("wall_order", JOY_WALL_ROWS),  # remaining wall from head to tail, one-hot per row (0 for a flower)
+        ("wall_flowers", 3),    # flowers in the remaining wall: position i at plane i // 34, column i % 34
+        ("wall", 1),
+    ])
+    state_planes = max(s.stop for s in state_views.values())
+
+    def __init__(self, bean_scale: float, room: str = "popular", all_mcr: bool = False) -> None:
+        self.bean_scale = float(bean_scale)
+        self.rule_flags = [float(room == r) for r in _ROOMS] + [float(all_mcr)]
+        self._start = {name: sl.start for name, sl in self.views.items()}
+        self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
+        self._seat_onehot = [[float(s == seat) for s in range(N_SEATS)] for seat in range(N_SEATS)]
+
+    def observe(self, g: JoyMahjongGame, seat: int) -> np.ndarray:
+        """The observation of ``seat``: only what that seat may know (one fancy write of the ones)."""
+        v, w = self._start, self.width
+        out = np.zeros((self.planes, w), dtype=np.float32)
+        np.greater(np.frombuffer(g.hands[seat], np.uint8, w), _THRESH, out=out[v["hand"] : v["hand"] + 4])
+        ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
+        if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
+            ones.append(v["drawn"] * w + g.drawn)
+        if g.phase in ("claim", "rob"):
+            ones.append(v["claim"] * w + g.claim_tile)
+        ones += [v["wild"] * w + g.wild, v["indicator"] * w + g.indicator]
+        order = self._order[seat]
+        r0, rc = v["river"], g.river_counts
+        np.multiply(rc[seat:], 0.25, out=out[r0 : r0 + 4 - seat])
+        np.multiply(rc[:seat], 0.25, out=out[r0 + 4 - seat : r0 + 4])
+        n_ankan = [0.0] * N_SEATS
+        chow0, pong0, kong0, recent0 = v["chow"] * w, v["pong"] * w, v["kong"] * w, v["recent"] * w
+        flat = out.reshape(-1)
+        for r, s in enumerate(order):
+            for m in g.melds[s]:
+                if m.kind == "chow":
+                    flat[chow0 + r * w + m.tile] += 1  # the same chow can be made twice
+                elif m.kind == "pong":
+                    ones.append(pong0 + r * w + m.tile)
+                elif m.kind == "ankan":
+                    n_ankan[r] += 0.25
+                    if s == seat:
+                        ones.append(v["own_ankan"] * w + m.tile)
+                else:
+                    ones.append(kong0 + r * w + m.tile)
+            river = g.rivers[s]
+            if river:
+                base = recent0 + RECENT * r * w
+                ones += [base + i * w + k for i, k in enumerate(reversed(river[-RECENT:]))]
+        for win in g.wins:
+            ones.append((v["won_tile"] + order.index(win.seat)) * w + win.tile)
+        flat[ones] = 1
+        phase = [float(g.phase == p) for p in _JOY_PHASES]
+        scale = self.bean_scale
+        wind = g.seat_winds[seat]
+        scalars = (
+            [len(g.flowers[s]) / 8 for s in order]
+            + n_ankan
+            + [float(s == g.dealer) for s in order]
+            + [g.beans[s] / scale for s in order]
+            + self._seat_onehot[seat]
+            + [float(i == wind) for i in range(4)]
+            + [float(i == g.prevailing_wind) for i in range(4)]
+            + phase
+            + [g.wall_count / 144]
+            + [float(g.current_player == seat and g.phase == "turn" and g.after_kong)]
+            + self.rule_flags
+        )
+        out[v["flowers"] :] = np.array(scalars, dtype=np.float32)[:, None]
+        return out
+
+    def state(self, g: JoyMahjongGame) -> np.ndarray:
+        """Perfect information: every hand, the wall order, flowers included (absolute seats)."""
+        v, w = self.state_views, self.width
+        out = np.zeros((self.state_planes, w), dtype=np.float32)
+        for s in range(N_SEATS):
+            out[v["hands"].start + 4 * s : v["hands"].start + 4 * s + 4] = (
+                np.frombuffer(g.hands[s], np.uint8, w) > _THRESH
+            )
+            for m in g.melds[s]:
+                if m.kind == "chow":
+                    out[v["chow"].start + s, m.tile] += 1
+                else:
+                    out[v[m.kind if m.kind in ("pong", "ankan") else "kong"].start + s, m.tile] = 1
+            river = g.rivers[s]
+            if river:
+                out[v["river"].start + s] = g.river_counts[s] / 4
+                base = v["recent"].start + RECENT * s
+                for i, k in enumerate(reversed(river[-RECENT:])):
+                    out[base + i, k] = 1
+            out[v["flowers"].start + s] = len(g.flowers[s]) / 8
+            out[v["dealer"].start + s] = s == g.dealer
+            out[v["beans"].start + s] = g.beans[s] / self.bean_scale
+        for win in g.wins:
+            out[v["won_tile"].start + win.seat, win.tile] = 1
+        if g.current_player >= 0:
+            out[v["current"].start + g.current_player] = 1
+        if g.phase in _JOY_PHASES:
+            out[v["phase"].start + _JOY_PHASES.index(g.phase)] = 1
+        if g.phase in ("claim", "rob"):
+            out[v["claim"].start, g.claim_tile] = 1
+        out[v["wild"].start, g.wild] = 1
+        out[v["indicator"].start, g.indicator] = 1
+        out[v["prevailing"].start + g.prevailing_wind] = 1
+        rest = np.array(g.wall[g.head : g.tail][:JOY_WALL_ROWS], dtype=np.int64)
+        if len(rest):
+            rows = np.arange(len(rest))
+            kinds = rest < w
+            out[v["wall_order"].start + rows[kinds], rest[kinds]] = 1
+            at = rows[~kinds]
+            out[v["wall_flowers"].start + at // w, at % w] = 1
+        out[v["wall"].start] = g.wall_count / 144
         return out

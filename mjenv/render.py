@@ -19,14 +19,27 @@ def _meld(m: Any, style: str) -> str:
 
 
 def render_table(g: Any, style: str = "zh") -> str:
-    """The whole table, every hand face up: for watching and debugging, not an observation."""
+    """The whole table, every hand face up: for watching and debugging, not an observation.
+
+    Game-specific marks are shown where the game has them: 定缺 (blood battle); the 财神, its
+    indicator, winds and flowers, the bird (Joy Mahjong)."""
+    name = tiles.name_zh if style == "zh" else tiles.glyph
+    void = getattr(g, "void", None)
+    flowers = getattr(g, "flowers", None)
     lines = [f"wall {g.wall_count}  phase {g.phase}  dealer player_{g.dealer}"]
+    if flowers is not None:
+        lines[0] += (f"  {SEAT_WINDS[g.prevailing_wind]}风圈  财神 {name(g.wild)}"
+                     f" (indicator {name(g.indicator)})")
     for s in range(4):
         marks = []
+        if flowers is not None:
+            marks.append(SEAT_WINDS[g.seat_winds[s]])
         if s == g.dealer:
             marks.append("庄")
-        if g.void[s] >= 0:
-            marks.append("缺" + tiles.SUIT_NAMES_ZH[g.void[s]])
+        if void is not None and void[s] >= 0:
+            marks.append("缺" + tiles.SUIT_NAMES_ZH[void[s]])
+        if flowers is not None and flowers[s]:
+            marks.append("花 " + " ".join(name(f) for f in flowers[s]))
         if g.won[s]:
             marks.append("胡")
         if s == g.current_player:
@@ -35,12 +48,13 @@ def render_table(g: Any, style: str = "zh") -> str:
         melds = " ".join(_meld(m, style) for m in g.melds[s])
         lines.append(f"player_{s} {' '.join(marks)}  beans {g.beans[s]:+d}")
         lines.append(f"  hand  {_tiles(hand, style)} {melds}".rstrip())
-        name = tiles.name_zh if style == "zh" else tiles.glyph
         lines.append(f"  river {' '.join(name(k) for k in g.rivers[s]) or '-'}")  # in discard order
     for win in g.wins:
-        names = " ".join(f"{f.name}{f.fan}" for f in win.score.fans)
+        names = " ".join(f"{f.name}{getattr(f, 'total', f.fan)}" for f in win.score.fans)
         src = "自摸" if win.source is None else f"player_{win.source} 点炮"
         lines.append(f"胡 player_{win.seat} on {tiles.name_zh(win.tile)} ({src}): {names} X={win.score.X}")
+    if getattr(g, "bird", None) is not None:
+        lines.append(f"鸟 {tiles.name_zh(g.bird)} -> player_{g.bird_seat}")
     if g.over:
         lines.append(f"hand over ({g.end_reason}); beans {g.beans}")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
+from .actions import ActionLayout
 from .config import BloodBattleRules, as_dict, field_names
 from .engine.blood_battle import BloodBattleGame, IllegalActionError
 
@@ -260,14 +261,14 @@ def hand_header(preset: str, rules: BloodBattleRules, seed: int | None, hand_ind
 
 
 def hand_records(header: dict[str, Any], events: Sequence[dict[str, Any]],
-                 actions: Iterable[tuple[int, int, int]]) -> list[dict[str, Any]]:
+                 actions: Iterable[tuple[int, int, int]], layout: ActionLayout = LAYOUT) -> list[dict[str, Any]]:
     """Header, then events with each ``(seat, action, n_events_before)`` placed where it was taken."""
     out = [header]
     done = 0
     for seat, action, before in actions:
         out.extend(events[done:before])
         done = before
-        out.append({"type": "action", "actor": seat, "action": action, "name": LAYOUT.name(action)})
+        out.append({"type": "action", "actor": seat, "action": action, "name": layout.name(action)})
     out.extend(events[done:])
     return out
 

@@ -1,0 +1,122 @@
+"""Joy Mahjong (欢乐麻将) as a PettingZoo AEC environment.
+
+======================  =====================================================================
+Import                  ``from mjenv import joy_mahjong_v0``
+Make                    ``joy_mahjong_v0.env(room="popular"|"eight_fan"|"no_fan", **options)``; ``raw_env`` unwrapped
+Agents                  ``player_0`` … ``player_3`` (seats; dealer and prevailing wind seeded)
+Action space            ``Discrete(76)``, the same for every seat (see below)
+Observation space       ``Dict(observation=Box(-inf, inf, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``
+State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
+Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
+Render modes            ``ansi`` (returns a str), ``human`` (prints)
+======================  =====================================================================
+
+**Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
+or ``no_fan`` 无番场 (J5); any field of :class:`mjenv.config.JoyMahjongRules` by name
+(``discard_payers="all_mcr"``, ``room_coefficient=200``, ``rake=20`` …); ``rules_file``: a YAML
+file with ``game: joy_mahjong``; ``match_hands`` (default 1): hands per episode — the deal passes
+to the next seat every hand and the prevailing wind advances every four hands from East (J10;
+16 = a full match); ``render_mode``; ``tile_style``: ``zh`` or ``unicode``. Unknown options and
+bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
+(144 kinds, head first), ``dealer`` and ``prevailing_wind`` (0-3 = E S W N) for the first hand;
+without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the
+seed, a pure function of (seed, hand index).
+
+**Actions** (``env.unwrapped.action_name(a)``, ``action_name_zh(a)``)::
+
+    [ 0, 34)  discard kind k (0-8 1m-9m, 9-17 1p-9p, 18-26 1s-9s, 27-30 E S W N, 31-33 C F P)
+    [34, 68)  kong of kind k on one's own turn: 暗杠 if four in hand, else 加杠 onto one's 碰
+    [68, 71)  吃 the discard of the seat on one's left; the claimed tile is the lowest / middle /
+              highest tile of the chow
+    71 碰 · 72 直杠 (kong on the discard) · 73 胡 · 74 抢杠胡 · 75 pass (过)
+
+**Action mask.** ``int8``; only the seat to act has ones. Own turn: 胡 when the hand wins (in
+the eight_fan room only with >= 8 fan without flowers), every held kind as a discard (a
+wildcard may be discarded), kongs (never of the wildcard, never with an empty wall). Claim on a
+discard: 胡 / 直杠 / 碰 / 吃 (from the left seat only, J3) / pass, asked seat by seat in turn
+order and resolved after all have answered: 胡 > 杠/碰 > 吃, and of several 胡 only the first in
+turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
+nobody is asked (J2). Rob window after a 加杠: 抢杠胡 / pass. A seat with no choice is never
+asked: a decision with one legal action is played at once. Flowers are set aside and replaced
+automatically (补花, J1): no decision.
+
+**Observation** (see :class:`mjenv.encoding.JoyMahjongObserver` for the named plane ranges):
+own hand, drawn tile, the claimable tile, each seat's 吃/碰/exposed kongs, discards (counts and
+the last 4), the 财神 and its indicator, the winning tile, each seat's flower count and 暗杠
+count, dealer, beans, the observer's seat, seat wind and the prevailing wind, the phase, the wall
+count, whether the current draw is a kong replacement, and the room and payer rule. Seat-relative
+order. Other seats' concealed tiles and 暗杠 kinds are never shown.
+
+**Rewards and episode end.** A seat's reward at a step is its bean change at that step: the
+hand ends at the first win (paid at once: J5–J8, the bird and dealer doubling included) or when
+the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat at the end of every
+hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
+``end_reason`` at the end.
+
+**Version history.** v0 (mjenv 0.1.0): first release, encoder v0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from .actions import JOY_MAHJONG as LAYOUT
+from .aec import MahjongAECEnv, wrap
+from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
+from .encoding import JoyMahjongObserver
+from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
+
+__all__ = ["LAYOUT", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "raw_env", "seeded_wall"]
+
+# Beans of a typical big win doubled by both the bird and the dealer: keeps the bean planes small.
+_SCALE_BASE = {"popular": 16, "eight_fan": 24, "no_fan": 10}
+
+
+def env(**options: Any) -> AECEnv:
+    """The wrapped environment (order enforcing)."""
+    return wrap(raw_env(**options))
+
+
+class raw_env(MahjongAECEnv):
+    """Joy Mahjong AEC environment; see the module docstring for the reference table."""
+
+    metadata = {"name": "joy_mahjong_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    layout = LAYOUT
+    script_keys = ("wall", "dealer", "prevailing_wind")
+    """``reset(options=...)``: ``wall`` (144 kinds, head first), ``dealer`` and ``prevailing_wind``
+    script the first hand."""
+
+    def __init__(self, room: str | None = None, render_mode: str | None = None, match_hands: int = 1,
+                 tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
+                 **rule_overrides: Any) -> None:
+        super().__init__()
+        if rules_file is not None:
+            spec = load_rules_file(rules_file)
+            if spec["game"] != "joy_mahjong":
+                raise ValueError(f"{rules_file}: game {spec['game']!r} is not joy_mahjong")
+            preset, rule_overrides = spec["preset"], {**spec["rules"], **rule_overrides}
+        if room is not None:
+            rule_overrides = {**rule_overrides, "room": room}
+        self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
+        self.preset = preset
+        r = self.rules
+        observer = JoyMahjongObserver(bean_scale=4 * _SCALE_BASE[r.room] * r.room_coefficient,
+                                      room=r.room, all_mcr=r.discard_payers == "all_mcr")
+        self._setup(observer, render_mode, match_hands, tile_style, None)
+        self.game: JoyMahjongGame | None = None
+        self._prevailing0 = 0
+
+    def _new_game(self, hand_index: int, previous: JoyMahjongGame | None) -> JoyMahjongGame:
+        """Hand ``hand_index`` of the seed. First hand: scripted or seeded dealer; the prevailing
+        wind scripted, else seeded for a single hand and East for a match. Then the deal passes
+        to the next seat and the wind advances every four hands (J10)."""
+        wall, dice, wind = seeded_wall(self._hand_seed, hand_index)
+        if previous is None:
+            wall = self._script.get("wall", wall)
+            dealer = self._script.get("dealer", dice)
+            self._prevailing0 = self._script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
+            return JoyMahjongGame(self.rules, wall, dealer, self._prevailing0)
+        prevailing = (self._prevailing0 + hand_index // 4) % 4
+        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
