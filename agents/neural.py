@@ -1,24 +1,25 @@
-"""Neural agent for the blood battle: the network the PPO trainer (``python -m train``) learns, and
-the policy that plays a trained checkpoint (``load_policy("runs/…/checkpoint.pt")``).
+"""Neural agent for both games: the network the PPO trainer (``python -m train``) learns, and the
+policy that plays a trained checkpoint (``load_policy("runs/…/checkpoint.pt")``).
 
 **Network** (:class:`PolicyValueNet`): a small residual network over the observation planes.
-The ``(P, 27)`` observation (P = 73 planes in encoder v0) is seen as ``(P channels, 3 suits,
-9 ranks)``; every convolution is a 1-d convolution along the ranks of one suit (kernel 3, zero
-padding at 1 and 9), with the same weights for the three suits, so a 9m never looks like a
-neighbour of 1p::
+An observation of ``(P, K)`` planes (K = 27 kinds for the blood battle, 34 for Joy Mahjong) is
+seen as ``(P channels, G groups, 9 ranks)``: the three suits, plus for Joy one group of the 7
+honours (padded to 9). Every convolution is a 1-d convolution along the ranks of one suit
+(kernel 3, zero padding at 1 and 9), with the same weights for every suit, so a 9m never looks
+like a neighbour of 1p; honours have no neighbours (their group sees only its own column)::
 
-    obs (P, 3, 9) ─ conv 1×3, C ─ ReLU ─ B × residual block ─┬─ per-tile linear → 2 logits per kind
-                                                              │     (discard k: 0-26, kong k: 27-53)
-                                                              ├─ pooled → linear → 5 logits
-                                                              │     (碰, 直杠, 胡, 抢杠胡, 过)
+    obs (P, G, 9) ─ conv 1×3, C ─ ReLU ─ B × residual block ─┬─ per-tile linear → 2 logits per kind
+                                                              │     (discard k, kong k)
+                                                              ├─ pooled → linear → fixed logits
+                                                              │     (吃 × 3 for Joy, 碰, 直杠, 胡, 抢杠胡, 过)
                                                               ├─ pooled per suit → linear → 1 logit
-                                                              │     per suit (定缺 of that suit)
+                                                              │     per suit (定缺 of that suit; blood battle)
                                                               └─ pooled → MLP → value
-    residual block: x + conv(ReLU(conv(x))) + Linear(mean over the 27 tiles)  then ReLU
+    residual block: x + conv(ReLU(conv(x))) + Linear(mean over the tiles)  then ReLU
 
 The pooled-context term of each block lets the suits exchange information (which suit is void,
 how far a 清一色 is) without breaking the symmetry between suits; "pooled" is the mean and the
-max over the 27 tiles. Defaults: C = 64 channels, B = 3 blocks (0.12 M parameters); the
+max over the tiles. Defaults: C = 64 channels, B = 3 blocks (0.12 M parameters); the
 quickstart uses C = 32, B = 2 (0.03 M).
 
 **Look-ahead planes** (``lookahead=True``): :func:`agents.lookahead.lookahead` adds 14 planes per
@@ -51,18 +52,18 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from mjenv.actions import BLOOD_BATTLE as L
+from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
 
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
 
 CHECKPOINT_FORMAT = "mjenv.ppo/1"
-N_ACTIONS = L.n
-N_KINDS = L.n_kinds  # 27 suited kinds
-N_FIXED = N_ACTIONS - 2 * N_KINDS  # 碰, 直杠, 胡, 抢杠胡, 过, 3 × 定缺
+LAYOUTS: dict[str, ActionLayout] = {"blood_battle": BLOOD_BATTLE, "joy_mahjong": JOY_MAHJONG}
 N_SUITS = 3
+RANKS = 9
 MASKED = -1e9
-# The per-tile head relies on the layout: discards then kongs, one per kind, then the fixed actions.
-assert (L.DISCARD, L.KONG, L.PONG, L.VOID) == (0, N_KINDS, 2 * N_KINDS, N_ACTIONS - N_SUITS)
+# The heads rely on the layouts: discards then kongs, one per kind, then the fixed actions, then 定缺.
+for _L in LAYOUTS.values():
+    assert (_L.DISCARD, _L.KONG) == (0, _L.n_kinds) and (_L.VOID < 0 or _L.VOID == _L.n - N_SUITS)
 
 
 class CheckpointError(ValueError):
@@ -70,8 +71,8 @@ class CheckpointError(ValueError):
 
 
 class _RankConv(nn.Module):
-    """1-d convolution (kernel 3) along the ranks of each suit, channels last: ``(N, 3, 9, C_in)`` →
-    ``(N, 3, 9, C_out)``.
+    """1-d convolution (kernel 3) along the ranks of each suit, channels last: ``(N, G, 9, C_in)`` →
+    ``(N, G, 9, C_out)``; groups after the three suits (the honours) get no neighbours.
 
     Written as one matrix product over the three shifted copies of the input: on a CPU this is
     about twice as fast as ``nn.Conv2d`` for such small inputs.
@@ -83,7 +84,12 @@ class _RankConv(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         p = F.pad(x, (0, 0, 1, 1))  # one zero rank before 1 and after 9 of every suit
-        return self.linear(torch.cat([p[:, :, :-2], p[:, :, 1:-1], p[:, :, 2:]], dim=-1))
+        left, right = p[:, :, :-2], p[:, :, 2:]
+        if x.shape[1] > N_SUITS:  # honours: 东 is no neighbour of 南
+            keep = torch.ones(x.shape[1], 1, 1, dtype=x.dtype, device=x.device)
+            keep[N_SUITS:] = 0
+            left, right = left * keep, right * keep
+        return self.linear(torch.cat([left, p[:, :, 1:-1], right], dim=-1))
 
 
 class _Block(nn.Module):
@@ -102,7 +108,7 @@ class _Block(nn.Module):
 
 
 class _Trunk(nn.Module):
-    """Stem convolution and residual blocks: planes ``(N, P, 27)`` → features ``(N, 3, 9, C)``."""
+    """Stem convolution and residual blocks: planes ``(N, P, K)`` → features ``(N, G, 9, C)``."""
 
     def __init__(self, planes: int, channels: int, blocks: int) -> None:
         super().__init__()
@@ -110,46 +116,67 @@ class _Trunk(nn.Module):
         self.blocks = nn.Sequential(*[_Block(channels) for _ in range(blocks)])
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x.transpose(1, 2).reshape(x.shape[0], 3, 9, x.shape[1])
+        n, planes, kinds = x.shape
+        groups = -(-kinds // RANKS)
+        if kinds < groups * RANKS:  # the 7 honours padded to a group of 9
+            x = F.pad(x, (0, groups * RANKS - kinds))
+        x = x.transpose(1, 2).reshape(n, groups, RANKS, planes)
         return self.blocks(torch.relu(self.stem(x)))
 
 
-def _pool(h: torch.Tensor) -> torch.Tensor:
-    """Mean and max over the 27 tiles: ``(N, 3, 9, C)`` → ``(N, 2C)``."""
-    return torch.cat([h.mean(dim=(1, 2)), h.amax(dim=(1, 2))], dim=1)
+def _tiles(h: torch.Tensor, kinds: int) -> torch.Tensor:
+    """Per-kind features ``(N, K, C)`` (the honour group's padding dropped)."""
+    return h.reshape(h.shape[0], -1, h.shape[-1])[:, :kinds]
+
+
+def _pool(h: torch.Tensor, kinds: int = N_SUITS * RANKS) -> torch.Tensor:
+    """Mean and max over the kinds: ``(N, G, 9, C)`` → ``(N, 2C)``."""
+    t = _tiles(h, kinds)
+    return torch.cat([t.mean(dim=1), t.amax(dim=1)], dim=1)
 
 
 class _ValueHead(nn.Module):
     """Pooled features → one value."""
 
-    def __init__(self, channels: int, hidden: int = 128) -> None:
+    def __init__(self, channels: int, kinds: int, hidden: int = 128) -> None:
         super().__init__()
+        self.kinds = kinds
         self.mlp = nn.Sequential(nn.Linear(2 * channels, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
-        return self.mlp(_pool(h)).squeeze(-1)
+        return self.mlp(_pool(h, self.kinds)).squeeze(-1)
 
 
 class PolicyValueNet(nn.Module):
-    """Masked-logit policy and value over blood-battle observations (see the module docstring)."""
+    """Masked-logit policy and value over one game's observations (see the module docstring)."""
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
-                 lookahead: bool = False, generator: torch.Generator | None = None) -> None:
+                 lookahead: bool = False, game: str = "blood_battle",
+                 generator: torch.Generator | None = None) -> None:
         super().__init__()
+        if game not in LAYOUTS:
+            raise ValueError(f"unknown game {game!r}; choose one of {sorted(LAYOUTS)}")
+        if lookahead and game != "blood_battle":
+            raise ValueError("the look-ahead planes are written for the blood battle only")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
-                     "state_planes": state_planes, "lookahead": lookahead}
+                     "state_planes": state_planes, "lookahead": lookahead, "game": game}
+        self.layout = layout = LAYOUTS[game]
+        self.kinds = layout.n_kinds
+        self.has_void = layout.VOID >= 0
         self.lookahead = lookahead
         in_planes = obs_planes + (LOOKAHEAD_PLANES if lookahead else 0)
         self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
-        self.fixed_logits = nn.Linear(2 * channels, N_FIXED - N_SUITS)
-        # 定缺 per suit from that suit's own pooled features: a pool over all 27 tiles is the same
-        # for every suit, so it cannot tell which suit to drop.
-        self.void_logit = nn.Linear(2 * channels, 1)
+        n_void = N_SUITS if self.has_void else 0
+        self.fixed_logits = nn.Linear(2 * channels, layout.n - 2 * self.kinds - n_void)
+        if self.has_void:
+            # 定缺 per suit from that suit's own pooled features: a pool over all 27 tiles is the
+            # same for every suit, so it cannot tell which suit to drop.
+            self.void_logit = nn.Linear(2 * channels, 1)
         self.oracle = state_planes > 0
         if self.oracle:
             self.critic_trunk = _Trunk(in_planes + state_planes, channels, blocks)
-        self.value_head = _ValueHead(channels)
+        self.value_head = _ValueHead(channels, self.kinds)
         self.reset_parameters(generator)
 
     @torch.no_grad()
@@ -160,7 +187,8 @@ class PolicyValueNet(nn.Module):
                 nn.init.kaiming_uniform_(m.weight, nonlinearity="relu", generator=generator)
                 nn.init.zeros_(m.bias)
         # A near-uniform initial policy and a near-zero initial value.
-        for m in (self.tile_logits, self.fixed_logits, self.void_logit, self.value_head.mlp[-1]):
+        heads = [self.tile_logits, self.fixed_logits, self.value_head.mlp[-1]]
+        for m in heads + ([self.void_logit] if self.has_void else []):
             nn.init.normal_(m.weight, std=0.01, generator=generator)
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
@@ -168,14 +196,15 @@ class PolicyValueNet(nn.Module):
         return with_lookahead(observations) if self.lookahead else np.asarray(observations, dtype=np.float32)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
-        """Masked logits ``(N, 62)`` of prepared inputs; ``mask`` is boolean (True = legal)."""
+        """Masked logits ``(N, n_actions)`` of prepared inputs; ``mask`` is boolean (True = legal)."""
         h = self.trunk(obs) if h is None else h
-        tile = self.tile_logits(h).reshape(h.shape[0], N_KINDS, 2).transpose(1, 2)
-        tile = tile.reshape(h.shape[0], 2 * N_KINDS)  # [discard k | kong k]
-        per_suit = torch.cat([h.mean(dim=2), h.amax(dim=2)], dim=2)  # (N, 3 suits, 2C)
-        void = self.void_logit(per_suit).squeeze(-1)
-        raw = torch.cat([tile, self.fixed_logits(_pool(h)), void], dim=1)
-        return raw.masked_fill(~mask, MASKED)
+        n = h.shape[0]
+        tile = self.tile_logits(_tiles(h, self.kinds)).transpose(1, 2).reshape(n, 2 * self.kinds)  # [discard | kong]
+        parts = [tile, self.fixed_logits(_pool(h, self.kinds))]
+        if self.has_void:
+            suits = h[:, :N_SUITS]
+            parts.append(self.void_logit(torch.cat([suits.mean(dim=2), suits.amax(dim=2)], dim=2)).squeeze(-1))
+        return torch.cat(parts, dim=1).masked_fill(~mask, MASKED)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
                 state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:

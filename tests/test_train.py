@@ -198,6 +198,48 @@ def test_lookahead_planes_agree_with_the_rules_shanten_and_waits() -> None:
     assert with_lookahead(batch).shape == (4, batch.shape[1] + LOOKAHEAD_PLANES, 27)
 
 
+def test_joy_mahjong_trains_with_the_same_trainer(tmp_path: Path) -> None:
+    from mjenv import joy_mahjong_v0
+
+    cfg = tiny(tmp_path, game="joy_mahjong", env_options={"room": "popular"}, total_decisions=300,
+               snapshot_every=1, checkpoint_every=1)
+    run_dir = train(cfg)
+    scalars = _scalars(run_dir)
+    assert all(math.isfinite(v) for v in scalars["losses/policy_loss"] + scalars["losses/value_loss"])
+    ckpt = read_checkpoint(run_dir / "checkpoint.pt")
+    assert ckpt["arch"]["game"] == "joy_mahjong" and ckpt["global_step"] >= 300
+    initial = PolicyValueNet(ckpt["arch"]["obs_planes"], 16, 1, game="joy_mahjong",
+                             generator=torch.Generator().manual_seed(cfg.seed)).state_dict()
+    assert all(not torch.equal(v, initial[k]) for k, v in ckpt["model"].items() if k.startswith("trunk."))
+    policy, env, rng = load_policy(str(run_dir / "checkpoint.pt")), joy_mahjong_v0.raw_env(), np.random.default_rng(0)
+    env.reset(seed=3)
+    while not env.game.over:  # a whole Joy hand with the trained policy in every seat: only legal actions
+        obs = env.observe(env.agent_selection)
+        action = policy.act(obs["observation"], obs["action_mask"], rng)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+    with pytest.raises(ValueError, match="'lookahead' is for the blood battle only"):
+        tiny(tmp_path, game="joy_mahjong", lookahead=True)
+    with pytest.raises(ValueError, match="config field 'game'"):
+        tiny(tmp_path, game="riichi")
+
+
+def test_honours_are_not_neighbours_in_the_joy_network() -> None:
+    net = PolicyValueNet(82, 8, 1, game="joy_mahjong", generator=torch.Generator().manual_seed(0))
+    x = torch.zeros(1, 82, 34)
+    x[0, 0, 27] = 1.0  # one plane lit on 东 only
+    mask = torch.ones(1, 76, dtype=torch.bool)
+    with torch.no_grad():
+        base = net.trunk(torch.zeros(1, 82, 34))
+        lit = net.trunk(x)
+    moved = (lit - base).abs().sum(dim=-1).reshape(-1)[:34]  # per kind: did its features change?
+    # 东 changes through its own column and through the pooled context of the blocks; the context
+    # moves every kind equally, so 南 (a would-be rank neighbour) changes no more than 白 (far away).
+    assert moved[27] > moved[28]
+    torch.testing.assert_close(moved[28], moved[33])
+    assert net.logits(x, mask).shape == (1, 76)
+
+
 def test_void_logits_follow_the_suits() -> None:
     net = PolicyValueNet(OBS_PLANES, 16, 1, lookahead=True, generator=torch.Generator().manual_seed(0))
     x = torch.randn(4, net.arch["obs_planes"] + 14, 27)

@@ -21,7 +21,7 @@ import yaml
 
 @dataclasses.dataclass
 class TrainConfig:
-    """PPO self-play for the blood battle (one policy shared by the four seats)."""
+    """PPO self-play for one game (one policy shared by the four seats)."""
 
     # ---------------------------------------------------------------- run
     exp_name: str = "ppo_blood_battle"
@@ -39,11 +39,13 @@ class TrainConfig:
     """Show a tqdm progress bar."""
 
     # ---------------------------------------------------------------- environment
+    game: str = "blood_battle"
+    """``blood_battle`` (``mjenv.blood_battle_v0``) or ``joy_mahjong`` (``mjenv.joy_mahjong_v0``)."""
     env_options: dict = dataclasses.field(default_factory=dict)
-    """Options of ``mjenv.blood_battle_v0.raw_env`` (``preset``, ``rules_file``, any rule field)."""
+    """Options of the game's ``raw_env`` (blood battle: ``preset``, …; Joy: ``room``, …; any rule field)."""
     reward_scale: float = 0.0
-    """Beans per unit of reward; 0 = the beans of one capped win, ``base_points · 2^(cap_fan−1) ·
-    room_coefficient`` (192 for the happy preset), the scale the observation's bean planes use."""
+    """Beans per unit of reward; 0 = the scale of the observation's bean planes (blood battle: the
+    beans of one capped win, ``base_points · 2^(cap_fan−1) · room_coefficient``, 192 for happy)."""
 
     # ---------------------------------------------------------------- rollouts
     total_decisions: int = 2_000_000
@@ -146,6 +148,7 @@ class TrainConfig:
 
 
 _SCALARS = (bool, int, float, str)
+GAMES = ("blood_battle", "joy_mahjong")
 
 
 def field_docs() -> dict[str, str]:
@@ -187,6 +190,10 @@ def _validate(cfg: TrainConfig) -> None:
     for name in positive:
         if getattr(cfg, name) < 1:
             raise ValueError(f"config field {name!r} must be >= 1, got {getattr(cfg, name)!r}")
+    if cfg.game not in GAMES:
+        raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
+    if cfg.lookahead and cfg.game != "blood_battle":
+        raise ValueError("config field 'lookahead' is for the blood battle only")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     for name in ("latest_prob", "gae_lambda", "gamma", "baseline_prob"):
@@ -255,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     """``python -m train`` arguments: --config, --resume and one ``--field-name`` per config field."""
     parser = argparse.ArgumentParser(
         prog="python -m train",
-        description="PPO self-play for the blood battle. Values: defaults < --config file < --field flags.")
+        description="PPO self-play for the mjenv games. Values: defaults < --config file < --field flags.")
     parser.add_argument("--config", help="YAML file of config fields (configs/*.yaml)")
     parser.add_argument("--resume", metavar="RUN_DIR",
                         help="continue the run in RUN_DIR from its checkpoint.pt (its config.yaml is the base)")

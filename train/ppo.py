@@ -1,4 +1,4 @@
-"""PPO self-play for the Sichuan blood battle (血战到底): one policy shared by the four seats.
+"""PPO self-play for the blood battle (血战到底) and Joy Mahjong (欢乐麻将): one policy shared by the four seats.
 
     python -m train --config configs/quickstart_blood_battle.yaml          # about 10 minutes on 2 cores
     python -m train --config configs/train_blood_battle.yaml --workers 8   # a longer run
@@ -40,12 +40,11 @@ import torch
 from torch import nn
 
 from agents.neural import CHECKPOINT_FORMAT, CheckpointError, NeuralPolicy, PolicyValueNet, read_checkpoint
-from mjenv import blood_battle_v0
 
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
 from .pool import OpponentPool
-from .rollout import LEARNER, Rollout, all_weights, policy_weights
+from .rollout import LEARNER, Rollout, all_weights, make_env, policy_weights
 
 LEARNER_STREAM = 2**32
 """Third seed word of the learner's minibatch generator (workers use their index there)."""
@@ -175,7 +174,7 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int) -> dict[str, Any]
     player = PolicyValueNet(**{**net.arch, "state_planes": 0})
     player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
     policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
-    return {opp: run_arena("blood_battle", agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
+    return {opp: run_arena(cfg.game, agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
                            workers=cfg.eval_workers, env_options=cfg.env_options, progress=False)
             for opp in cfg.eval_opponents}
 
@@ -207,9 +206,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     device = torch.device(cfg.device)
 
     # ---------------------------------------------------------------- network, optimiser, pool
-    probe = blood_battle_v0.raw_env(**cfg.env_options)  # bad options fail here, naming the field
+    probe = make_env(cfg)  # bad options fail here, naming the field
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
-                         probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead,
+                         probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
                          generator=torch.Generator().manual_seed(cfg.seed)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)

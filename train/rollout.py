@@ -1,6 +1,6 @@
 """Self-play rollouts: whole hands played by the learning policy and pool snapshots.
 
-A :class:`RolloutWorker` steps ``envs_per_worker`` blood-battle envs in lockstep; the seats that
+A :class:`RolloutWorker` steps ``envs_per_worker`` envs of the config's game in lockstep; the seats that
 must act are grouped by the policy sitting there, so each network sees one batch per step. Every
 hand seats the learning policy in one random seat. With probability ``baseline_prob`` the three
 other seats are one baseline of ``baseline_opponents`` (e.g. the heuristic); otherwise each is
@@ -25,6 +25,7 @@ and sampled actions come from it alone, so a resumed run replays exactly.
 
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -35,7 +36,6 @@ import torch
 from agents.base import Policy
 from agents.neural import PolicyValueNet, masked_sample
 from agents.registry import load_policy
-from mjenv import blood_battle_v0
 
 from .config import TrainConfig
 
@@ -71,11 +71,16 @@ def credit_rewards(actors: Sequence[int], step_rewards: Sequence[Sequence[int]])
     return credited
 
 
+def make_env(cfg: TrainConfig) -> Any:
+    """A ``raw_env`` of the config's game with its options."""
+    return importlib.import_module(f"mjenv.{cfg.game}_v0").raw_env(**cfg.env_options)
+
+
 def reward_scale(cfg: TrainConfig) -> float:
-    """Beans per unit of reward: the config's, or the beans of one capped win (see TrainConfig)."""
+    """Beans per unit of reward: the config's, or the observation's bean scale (see TrainConfig)."""
     if cfg.reward_scale > 0:
         return cfg.reward_scale
-    return blood_battle_v0.raw_env(**cfg.env_options).observer.bean_scale
+    return make_env(cfg).observer.bean_scale
 
 
 @dataclass
@@ -172,16 +177,17 @@ class RolloutWorker:
             torch.set_num_threads(torch_threads)
         self.cfg, self.index = cfg, index
         self.scale = reward_scale(cfg)
-        self.tables = [_Table(blood_battle_v0.raw_env(**cfg.env_options)) for _ in range(cfg.envs_per_worker)]
+        self.tables = [_Table(make_env(cfg)) for _ in range(cfg.envs_per_worker)]
         self.agents = self.tables[0].env.possible_agents
         obs_planes = self.tables[0].env.observer.planes
         state_planes = self.tables[0].env.observer.state_planes if cfg.oracle_critic else 0
         self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks,
-                     "lookahead": cfg.lookahead}
+                     "lookahead": cfg.lookahead, "game": cfg.game}
         self.net = PolicyValueNet(**self.arch, state_planes=state_planes).eval()
         self.snapshots: dict[int, PolicyValueNet] = {}
-        self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name) for i, name in enumerate(cfg.baseline_opponents)}
-        self.fixed[TEACHER] = load_policy(cfg.teacher)
+        self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name, cfg.game)
+                                         for i, name in enumerate(cfg.baseline_opponents)}
+
 
     def collect(self, update: int, weights: Weights, new_snapshots: dict[int, Weights],
                 pool: list[tuple[int, float]], decisions: int, imitate: bool = False) -> Rollout:
@@ -210,6 +216,8 @@ class RolloutWorker:
         hands: list[HandSummary] = []
         n_decisions = all_decisions = 0
 
+        if imitate and TEACHER not in self.fixed:  # loaded on first use: not every game has a heuristic
+            self.fixed[TEACHER] = load_policy(self.cfg.teacher, self.cfg.game)
         kept = TEACHER if imitate else LEARNER
         n_baselines = len(self.cfg.baseline_opponents)
 
