@@ -57,6 +57,20 @@ def test_b3_joy_from_fan(dealer):
     assert all(net[s] == -2020 for s in range(4) if s != dealer)
 
 
+def test_b3_joy_from_a_real_hand():
+    """B3 Joy end to end: a real 5-fan hand (无财神 2, 幺九刻 1, 单钓将 1, 自摸 1) scored by
+    ``mjenv.score``, self-drawn by the dealer in the popular room, settled at N = 200, A = 20."""
+    import mjenv
+
+    scored = mjenv.score(game="joy_mahjong", hand="345m22p678s", win_tile="2p", melds=("chow:234s", "pong:N"),
+                         self_drawn=True, room="popular", room_coefficient=200, rake=20)
+    assert (scored.fan, scored.X) == (5, 5)
+    rules = joy_mahjong_rules(room_coefficient=200, rake=20)
+    deltas = payments(0, None, 0, None, scored.X, rules)
+    assert deltas == [30, -10, -10, -10]  # X = 5·1·2 = 10 per loser
+    assert settle_hand(deltas, rules) == [5980, -2020, -2020, -2020]
+
+
 @pytest.mark.parametrize("n,a", [(1, 0), (200, 20), (7, 3)])
 def test_huang_zhuang_pays_only_the_rake(n, a):
     """J10: a 荒庄 (exhaustive draw) moves no points; the rake A is still taken from every seat."""
