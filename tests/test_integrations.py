@@ -1,0 +1,189 @@
+"""The RL toolkits of docs/integrations.md on both games: PettingZoo's registry, sb3-contrib's
+MaskablePPO on SingleSeatEnv, RLlib PPO with action masking, TorchRL's PettingZooWrapper.
+
+The toolkits come from the extra ``integrations``; the imports are plain so that a test venv
+without them fails here instead of skipping.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pettingzoo
+import pytest
+import torch
+
+from mjenv import blood_battle_v0, joy_mahjong_v0
+from mjenv.engine.core import IllegalActionError
+from mjenv.wrappers import SingleSeatEnv
+
+GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
+DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
+DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
+
+
+def _run_doc_block(code, capsys):
+    """Run one Python block of docs/integrations.md as written; it must print something."""
+    namespace = {}
+    exec(compile(code, f"docs/integrations.md block {DOC_BLOCKS.index(code)}", "exec"), namespace)
+    assert capsys.readouterr().out.strip()
+    return namespace
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Keep the toolkits to one core (CI machines have two)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# ---------------------------------------------------------------- docs/integrations.md
+
+
+def test_docs_have_an_example_per_toolkit():
+    for marker in ("SingleSeatEnv(", "MaskablePPO", "ray.rllib", "PettingZooWrapper", "pettingzoo.make"):
+        assert any(marker in b for b in DOC_BLOCKS), marker
+
+
+@pytest.mark.parametrize("i", [i for i, b in enumerate(DOC_BLOCKS) if "ray.rllib" not in b])
+def test_docs_example_runs(i, capsys):
+    _run_doc_block(DOC_BLOCKS[i], capsys)  # the RLlib one runs in its own test below
+
+
+# ---------------------------------------------------------------- PettingZoo registry
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_make_plays_a_hand(game):
+    assert hasattr(pettingzoo, "make"), "the tested PettingZoo (>= 1.27) has a registry"
+    env = pettingzoo.make("aec", f"mjenv/{game}_v0")
+    assert type(env.unwrapped) is type(GAMES[game].env().unwrapped)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert "beans" in info
+
+
+# ---------------------------------------------------------------- sb3-contrib MaskablePPO
+
+
+class StrictSeat(SingleSeatEnv):
+    """Counts the steps and checks every action against the mask before the env does."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.steps = self.illegal = 0
+
+    def step(self, action):
+        self.steps += 1
+        self.illegal += not self.action_masks()[int(action)]
+        return super().step(action)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_maskable_ppo_trains_without_illegal_actions(game):
+    from sb3_contrib import MaskablePPO
+
+    env = StrictSeat(game=game, opponents="random", seat="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64]})
+    model.learn(total_timesteps=3000)
+    assert model.num_timesteps >= 3000
+    assert env.steps >= 3000 and env.illegal == 0
+    # The trained policy plays a hand legally when given the masks.
+    obs, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+        obs, _, done, _, _ = env.step(int(action))
+    assert env.illegal == 0
+
+
+# ---------------------------------------------------------------- RLlib (new API stack)
+
+
+def test_rllib_adapter_rewards_sum_to_the_bean_table():
+    from mjenv.rllib_env import MahjongMultiAgentEnv
+    from mjenv.wrappers import rllib_env
+
+    env = rllib_env("blood_battle", rake=400)
+    assert isinstance(env, MahjongMultiAgentEnv)
+    space = env.get_observation_space("player_0")
+    assert set(space.spaces) == {"observations", "action_mask"} and space["action_mask"].dtype == np.float32
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            ((agent, o),) = obs.items()
+            assert space.contains(o) and o["action_mask"].any()
+            obs, rewards, terminateds, truncateds, infos = env.step(
+                {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+            for a, r in rewards.items():
+                totals[a] += r
+            if terminateds["__all__"]:
+                break
+        assert obs == {} and not truncateds["__all__"]
+        assert totals == {a: infos[a]["beans"] for a in env.possible_agents}
+        assert sum(totals.values()) == -4 * 400
+
+
+def test_rllib_env_pre_check():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from mjenv.rllib_env import MahjongMultiAgentEnv
+
+    # The pre-check steps an action sampled without the mask: "first_legal" lets it pass ...
+    check_multiagent_environments(MahjongMultiAgentEnv({"game": "joy_mahjong", "illegal_action": "first_legal"}))
+    # ... the default raises (so train with disable_env_checking=True, as documented).
+    with pytest.raises(ValueError, match="step") as err:
+        for _ in range(20):  # a random sample is legal now and then: try until one is not
+            check_multiagent_environments(MahjongMultiAgentEnv({"game": "blood_battle"}))
+    assert isinstance(err.value.__cause__, IllegalActionError)
+
+
+def test_rllib_ppo_with_action_masking_runs_a_training_iteration(monkeypatch, capsys, tmp_path):
+    """The RLlib example of docs/integrations.md: PPO with ActionMaskingTorchRLModule, one iteration."""
+    import ray
+    import ray.tune.trainable.trainable as trainable
+
+    (code,) = [b for b in DOC_BLOCKS if "ray.rllib" in b]
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    # The algorithm's log folder: under tmp_path instead of ~/ray_results.
+    monkeypatch.setattr(trainable, "DEFAULT_STORAGE_PATH", str(tmp_path), raising=False)
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        namespace = _run_doc_block(code, capsys)  # an illegal action would raise IllegalActionError
+    finally:
+        ray.shutdown()
+    result = namespace["result"]
+    runners = result["env_runners"]
+    assert runners["num_env_steps_sampled"] >= 256 and runners["num_episodes"] >= 1
+    assert set(runners["num_agent_steps_sampled"]) == {f"player_{i}" for i in range(4)}
+    assert "shared" in result["learners"]
+
+
+# ---------------------------------------------------------------- TorchRL
+
+
+@pytest.mark.parametrize("game,options", [("blood_battle", {"rake": 400}), ("joy_mahjong", {"rake": 20})])
+def test_torchrl_pettingzoo_wrapper_rollout_with_one_group(game, options):
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    base = GAMES[game].env(**options)
+    env = PettingZooWrapper(env=base, use_mask=True, group_map={"seats": list(base.possible_agents)}, seed=0)
+    assert env.group_map == {"seats": [f"player_{i}" for i in range(4)]}
+    for _ in range(2):
+        td = env.rollout(max_steps=2000)  # random actions drawn from the masked action spec
+        assert td["next", "done"][-1].all() and not td["next", "done"][:-1].any()
+        acting = td["seats", "mask"]  # one seat acts per step
+        assert (acting.sum(-1) == 1).all()
+        chosen = td["seats", "action_mask"].gather(-1, td["seats", "action"].unsqueeze(-1)).squeeze(-1)
+        assert chosen[acting].all()  # every action taken was legal
+        rewards = td["next", "seats", "reward"].sum(0).squeeze(-1)
+        assert rewards.tolist() == [float(b) for b in base.unwrapped.match_beans]
+        assert rewards.sum().item() == -4 * options["rake"]
