@@ -27,7 +27,8 @@ worker reuses one policy object for all the hands of its chunk.
 ``draw_rate``
     hands that ended ``draw`` (wall empty) in which the agent had not won.
 ``mean_fan`` / ``mean_capped_fan``
-    mean ``total_fan`` / ``capped_fan`` of the agent's wins (``None`` without wins).
+    mean ``total_fan`` / ``capped_fan`` of the agent's wins (``None`` without wins). Joy Mahjong
+    has no cap: both are the mean fan, flowers included.
 ``cumulative_beans``, ``level``
     beans of one seat of the agent over every hand (``mean_beans × hands``) and its level title
     (等级, :func:`agents.levels.level_title`).
@@ -57,8 +58,8 @@ from .levels import level_title
 from .registry import load_policy
 
 N_SEATS = 4
-# Game name -> env module; joy_mahjong adds "mjenv.joy_mahjong_v0" here once it exists.
-GAMES: dict[str, str] = {"blood_battle": "mjenv.blood_battle_v0"}
+# Game name -> env module.
+GAMES: dict[str, str] = {"blood_battle": "mjenv.blood_battle_v0", "joy_mahjong": "mjenv.joy_mahjong_v0"}
 SCHEMA = "mjenv.arena/1"
 INTERVAL = "student_t_95_over_duplicate_sets"
 

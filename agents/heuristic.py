@@ -16,7 +16,8 @@ It decides only from the seat's observation tensor and action mask (decoded by
   <= before); an equal-shanten 碰 only when heading for 对对胡; before the hand is ready, no
   call outside a near 清一色 suit. 暗杠 / 面下杠 when shanten does not rise.
 
-Only the blood battle is supported for now; Joy Mahjong comes with its env.
+Blood battle only; ``load_policy("heuristic", game="joy_mahjong")`` gives Joy Mahjong's baseline,
+:class:`agents.heuristic_joy.JoyHeuristicPolicy`.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class HeuristicPolicy(BatchByLoop):
 
     def __init__(self, game: str = "blood_battle", rules: BloodBattleRules | None = None) -> None:
         if game not in SUPPORTED_GAMES:
-            raise ValueError(f"the heuristic policy supports {SUPPORTED_GAMES}, not {game!r} (yet)")
+            raise ValueError(f"HeuristicPolicy plays {SUPPORTED_GAMES}, not {game!r}; "
+                             f"load_policy('heuristic', game) picks the heuristic of each game")
         self.game = game
         # Only ranks waits by value; the observation does not carry the table's rules.
         self.rules = rules or BloodBattleRules()
@@ -279,4 +281,13 @@ def danger(view: BloodBattleView, threats: list[Threat], k: int) -> float:
     return total
 
 
-register_policy("heuristic", lambda game: HeuristicPolicy(game))
+def _heuristic_for(game: str) -> BatchByLoop:
+    """The heuristic baseline of ``game`` (Joy Mahjong's lives in ``agents.heuristic_joy``)."""
+    if game == "joy_mahjong":
+        from .heuristic_joy import JoyHeuristicPolicy
+
+        return JoyHeuristicPolicy()
+    return HeuristicPolicy(game)
+
+
+register_policy("heuristic", _heuristic_for)

@@ -103,10 +103,13 @@ def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 
     ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
+    if not (isinstance(decisions, int) and decisions >= 1 and isinstance(repeats, int) and repeats >= 1):
+        raise ValueError(f"decisions and repeats must be ints >= 1, got {decisions!r} and {repeats!r}")
     module, option, default = GAMES[game]
     mod = importlib.import_module(f"mjenv.{module}")
     preset = default if preset is None else preset
     kwargs = {option: preset}
+    mod.raw_env(**kwargs)  # a bad preset or room fails here, naming it, before any timing
 
     result: dict[str, Any] = {"game": game, "preset": preset, "decisions": decisions, "repeats": repeats}
     players: dict[str, Callable[[int, int], tuple[int, float]]] = {

@@ -160,15 +160,24 @@ def _run_bench(args: argparse.Namespace) -> int:
     """Handler of ``mjenv bench``."""
     from . import benchmark
 
-    result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory)
+    try:
+        result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory)
+    except ValueError as exc:  # bad preset / room, decisions or repeats
+        print(f"mjenv bench: error: {exc}", file=sys.stderr)
+        return 2
     print(json.dumps(result, indent=2) if args.json else benchmark.format_result(result))
     return 0
 
 
 def _add_bench_parser(sub: Any) -> None:
-    p = sub.add_parser("bench", help="decisions/s of the envs vs RLCard mahjong (extra 'bench')")
-    p.add_argument("--game", default="blood_battle", choices=["blood_battle"])
-    p.add_argument("--preset", default="happy")
+    p = sub.add_parser("bench", help="decisions/s of the envs vs RLCard mahjong (extra 'bench')",
+                       description="Random legal play, observation at every decision: median decisions/s "
+                                   "of raw_env and env() and RLCard's mahjong, measured in the same run.")
+    p.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"],
+                   help="game (default blood_battle)")
+    p.add_argument("--preset", default=None,
+                   help="blood_battle: the preset, happy (default) or qq; joy_mahjong: the room, "
+                        "popular (default), eight_fan or no_fan")
     p.add_argument("--decisions", type=int, default=20000, help="decisions per repeat")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-memory", action="store_true", help="skip the 1,000-env memory figure")
@@ -189,8 +198,9 @@ def _run_eval(args: argparse.Namespace) -> int:
         print("mjenv eval: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
         return 2
     options = dict(args.rule)
-    if args.preset is not None:
-        options["preset"] = args.preset
+    for key in ("preset", "room"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
     try:
         result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
                            workers=args.workers, env_options=options, progress=not args.no_progress)
@@ -214,8 +224,10 @@ def _add_eval_parser(sub: Any) -> None:
                        description="Every deal is played 4 times with the agents rotated through the "
                                    "seats. Two agents: the first plays one seat, the second three (1-vs-3); "
                                    "four agents: cyclic rotations. Exit status 2 on bad arguments.")
-    p.add_argument("--game", default="blood_battle", help="game (default blood_battle)")
+    p.add_argument("--game", default="blood_battle", help="game: blood_battle (default) or joy_mahjong")
     p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy, qq); default: the env's")
+    p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
+                   help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
                    help="2 or 4 policy names (default: heuristic random)")
     p.add_argument("--deals", type=int, default=100, help="duplicate sets: deals, each played 4 times")
@@ -241,11 +253,9 @@ def _run_replay(args: argparse.Namespace) -> int:
         """--render: one line per event and claim answer, the whole table at each hand's end."""
         rec = ll.record
         if rec["type"] != "action":
-            text = replay.describe_event(rec, args.tiles)
-        elif replay.LAYOUT.PONG <= rec["action"] < replay.LAYOUT.VOID:  # others show as their events
-            text = f"player_{rec['actor']} -> {replay.LAYOUT.name_zh(rec['action'])}"
-        else:
-            text = None
+            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game))
+        else:  # claim answers; other actions show as their events
+            text = replay.describe_action(rec, game.layout)
         if text is not None:
             print(f"{ll.line:>6}  {text}")
         if rec["type"] == "end_hand":
@@ -291,11 +301,12 @@ def _run_play(args: argparse.Namespace) -> int:
     from .play import run_play
 
     options = dict(args.rule)
-    if args.mode is not None:
-        options["mode"] = args.mode
+    for key in ("mode", "room"):
+        if getattr(args, key) is not None:
+            options[key] = getattr(args, key)
     try:
         run_play(seat=args.seat, opponents=args.opponents, preset=args.preset, seed=args.seed,
-                 tile_style=args.tiles, log_path=args.log, **options)
+                 tile_style=args.tiles, log_path=args.log, game=args.game, **options)
     except (ValueError, TypeError) as exc:  # unknown policy, bad rule option
         print(f"mjenv play: error: {exc}", file=sys.stderr)
         return 2
@@ -308,13 +319,18 @@ def _run_play(args: argparse.Namespace) -> int:
 def _add_play_parser(sub: Any) -> None:
     """``mjenv play``: a person plays one seat against agents."""
     p = sub.add_parser("play", help="play one seat in the terminal against agents",
-                       description="Play one blood-battle hand in the terminal. Enter an action's "
-                                   "number; q or end of input quits.")
+                       description="Play one blood-battle or Joy Mahjong hand in the terminal. Enter an "
+                                   "action's number; q or end of input quits. Exit status 2 on bad arguments.")
+    p.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"],
+                   help="game (default blood_battle)")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0-3 (default 0)")
     p.add_argument("--opponents", default="random",
                    help="policy for the other seats, or three comma-separated (random, heuristic)")
-    p.add_argument("--preset", default="qq", choices=["happy", "qq"])
-    p.add_argument("--mode", choices=["blood", "classic"], help="blood (default) or classic")
+    p.add_argument("--preset", default=None,
+                   help="rule preset (blood_battle: qq (default), happy; joy_mahjong: standard)")
+    p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic")
+    p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
+                   help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--seed", type=int, default=None, help="wall and opponents' seed (default random)")
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--log", metavar="FILE", help="append a replay log of the hand to FILE")

@@ -191,6 +191,8 @@ class BloodBattleObserver:
 
 
 _JOY_PHASES = ("turn", "claim", "rob")
+_THERMOMETER = (np.arange(5)[None, :] > _THRESH).astype(np.float32)  # [i, count] = count > i
+_QUARTERS = (np.arange(5) / 4).astype(np.float32)  # river count -> count / 4
 _ROOMS = ("popular", "eight_fan", "no_fan")
 JOY_WALL_ROWS = 90  # the most tiles left after the deal: 144 - 53 dealt - 1 indicator
 
@@ -251,59 +253,65 @@ class JoyMahjongObserver:
         self.rule_flags = [float(room == r) for r in _ROOMS] + [float(all_mcr)]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
-        self._seat_onehot = [[float(s == seat) for s in range(N_SEATS)] for seat in range(N_SEATS)]
+        self._onehot4 = [[float(i == j) for i in range(N_SEATS)] for j in range(N_SEATS)]
+        self._phase_flags = {p: [float(p == q) for q in _JOY_PHASES] for p in (*_JOY_PHASES, "over")}
+        self._order_rows = [np.array(o, dtype=np.intp) for o in self._order]
+        v, w = self._start, self.width
+        # Flat offsets (plane * width) of the one-hot planes, looked up once.
+        self._at = {name: v[name] * w for name in ("drawn", "claim", "wild", "indicator", "chow",
+                                                   "pong", "kong", "own_ankan", "recent", "won_tile")}
 
     def observe(self, g: JoyMahjongGame, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that seat may know (one fancy write of the ones)."""
-        v, w = self._start, self.width
+        v, w, at = self._start, self.width, self._at
         out = np.zeros((self.planes, w), dtype=np.float32)
-        np.greater(np.frombuffer(g.hands[seat], np.uint8, w), _THRESH, out=out[v["hand"] : v["hand"] + 4])
-        ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
-        if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
-            ones.append(v["drawn"] * w + g.drawn)
-        if g.phase in ("claim", "rob"):
-            ones.append(v["claim"] * w + g.claim_tile)
-        ones += [v["wild"] * w + g.wild, v["indicator"] * w + g.indicator]
+        h0, r0 = v["hand"], v["river"]
+        # Table look-ups (take) are the cheapest numpy calls for the thermometer and river planes.
+        out[h0 : h0 + 4] = _THERMOMETER.take(np.frombuffer(g.hands[seat], np.uint8, w), axis=1)
+        out[r0 : r0 + 4] = _QUARTERS.take(g.river_counts.take(self._order_rows[seat], axis=0))
+        phase = g.phase
+        own_turn = g.current_player == seat and phase == "turn"
+        ones = [at["wild"] + g.wild, at["indicator"] + g.indicator]  # flat indices of cells set to 1
+        if own_turn and g.drawn is not None:
+            ones.append(at["drawn"] + g.drawn)
+        if phase == "claim" or phase == "rob":
+            ones.append(at["claim"] + g.claim_tile)
         order = self._order[seat]
-        r0, rc = v["river"], g.river_counts
-        np.multiply(rc[seat:], 0.25, out=out[r0 : r0 + 4 - seat])
-        np.multiply(rc[:seat], 0.25, out=out[r0 + 4 - seat : r0 + 4])
         n_ankan = [0.0] * N_SEATS
-        chow0, pong0, kong0, recent0 = v["chow"] * w, v["pong"] * w, v["kong"] * w, v["recent"] * w
+        chow0, pong0, kong0, recent0 = at["chow"], at["pong"], at["kong"], at["recent"]
         flat = out.reshape(-1)
         for r, s in enumerate(order):
             for m in g.melds[s]:
-                if m.kind == "chow":
+                kind = m.kind
+                if kind == "chow":
                     flat[chow0 + r * w + m.tile] += 1  # the same chow can be made twice
-                elif m.kind == "pong":
+                elif kind == "pong":
                     ones.append(pong0 + r * w + m.tile)
-                elif m.kind == "ankan":
+                elif kind == "ankan":
                     n_ankan[r] += 0.25
                     if s == seat:
-                        ones.append(v["own_ankan"] * w + m.tile)
+                        ones.append(at["own_ankan"] + m.tile)
                 else:
                     ones.append(kong0 + r * w + m.tile)
             river = g.rivers[s]
             if river:
                 base = recent0 + RECENT * r * w
-                ones += [base + i * w + k for i, k in enumerate(reversed(river[-RECENT:]))]
+                for i, k in enumerate(reversed(river[-RECENT:])):
+                    ones.append(base + i * w + k)
         for win in g.wins:
-            ones.append((v["won_tile"] + order.index(win.seat)) * w + win.tile)
+            ones.append(at["won_tile"] + ((win.seat - seat) % N_SEATS) * w + win.tile)
         flat[ones] = 1
-        phase = [float(g.phase == p) for p in _JOY_PHASES]
-        scale = self.bean_scale
-        wind = g.seat_winds[seat]
+        scale, flowers, beans, onehot = self.bean_scale, g.flowers, g.beans, self._onehot4
         scalars = (
-            [len(g.flowers[s]) / 8 for s in order]
+            [len(flowers[s]) / 8 for s in order]
             + n_ankan
-            + [float(s == g.dealer) for s in order]
-            + [g.beans[s] / scale for s in order]
-            + self._seat_onehot[seat]
-            + [float(i == wind) for i in range(4)]
-            + [float(i == g.prevailing_wind) for i in range(4)]
-            + phase
-            + [g.wall_count / 144]
-            + [float(g.current_player == seat and g.phase == "turn" and g.after_kong)]
+            + onehot[(g.dealer - seat) % N_SEATS]
+            + [beans[s] / scale for s in order]
+            + onehot[seat]
+            + onehot[g.seat_winds[seat]]
+            + onehot[g.prevailing_wind]
+            + self._phase_flags[phase]
+            + [g.wall_count / 144, float(own_turn and g.after_kong)]
             + self.rule_flags
         )
         out[v["flowers"] :] = np.array(scalars, dtype=np.float32)[:, None]

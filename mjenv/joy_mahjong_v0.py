@@ -16,7 +16,10 @@ or ``no_fan`` 无番场 (J5); any field of :class:`mjenv.config.JoyMahjongRules`
 (``discard_payers="all_mcr"``, ``room_coefficient=200``, ``rake=20`` …); ``rules_file``: a YAML
 file with ``game: joy_mahjong``; ``match_hands`` (default 1): hands per episode — the deal passes
 to the next seat every hand and the prevailing wind advances every four hands from East (J10;
-16 = a full match); ``render_mode``; ``tile_style``: ``zh`` or ``unicode``. Unknown options and
+16 = a full match); ``render_mode``; ``tile_style``: ``zh`` or ``unicode``; ``log_path`` (default
+None): append a JSON-lines replay log of every finished hand to this file (a header naming the
+game, its rules and seed, then every event — 补花, the 财神 indicator, the bird included — and
+decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``). Unknown options and
 bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
 (144 kinds, head first), ``dealer`` and ``prevailing_wind`` (0-3 = E S W N) for the first hand;
 without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the
@@ -53,15 +56,17 @@ the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat 
 hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
 ``end_reason`` at the end.
 
-**Version history.** v0 (mjenv 0.1.0): first release, encoder v0.
+**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pettingzoo import AECEnv
 
+from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import MahjongAECEnv, wrap
 from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
@@ -90,7 +95,7 @@ class raw_env(MahjongAECEnv):
 
     def __init__(self, room: str | None = None, render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
-                 **rule_overrides: Any) -> None:
+                 log_path: str | os.PathLike | None = None, **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -104,7 +109,7 @@ class raw_env(MahjongAECEnv):
         r = self.rules
         observer = JoyMahjongObserver(bean_scale=4 * _SCALE_BASE[r.room] * r.room_coefficient,
                                       room=r.room, all_mcr=r.discard_payers == "all_mcr")
-        self._setup(observer, render_mode, match_hands, tile_style, None)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path)
         self.game: JoyMahjongGame | None = None
         self._prevailing0 = 0
 
@@ -120,3 +125,6 @@ class raw_env(MahjongAECEnv):
             return JoyMahjongGame(self.rules, wall, dealer, self._prevailing0)
         prevailing = (self._prevailing0 + hand_index // 4) % 4
         return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
+
+    def _log_header(self) -> dict[str, Any]:
+        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong")

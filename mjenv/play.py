@@ -1,8 +1,11 @@
-"""``mjenv play``: a person plays one seat of a blood-battle hand in the terminal against agents.
+"""``mjenv play``: a person plays one seat of a hand in the terminal against agents.
 
-The person sees only what their seat may see: their own hand, every river and meld, the voids
-once all four are chosen, wins and beans. Actions are entered by their number in the action
-space (listed with English and Chinese names); ``q`` or end of input quits.
+Games: the blood battle (``game="blood_battle"``) and Joy Mahjong (``game="joy_mahjong"``).
+The person sees only what their seat may see: their own hand, every river and meld (another
+seat's 暗杠 face down), the voids once all four are chosen (blood battle), the 财神 and its
+indicator, the seat winds and everyone's flowers (Joy Mahjong), wins and beans. Actions are
+entered by their number in the action space (listed with English and Chinese names); ``q`` or
+end of input quits.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import blood_battle_v0, tiles
+from . import blood_battle_v0, joy_mahjong_v0, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
-from .engine.blood_battle import BloodBattleGame
-from .render import render_table
+from .actions import ActionLayout
+from .engine.core import GameCore
+from .render import SEAT_WINDS, render_table
 from .replay import describe_event
 
 QUIT_WORDS = ("q", "quit", "exit")
+GAMES = {"blood_battle": ("blood battle", "qq"), "joy_mahjong": ("Joy Mahjong", "standard")}
+"""Game name -> (title, default preset)."""
 
 
 @dataclass
@@ -32,7 +38,7 @@ class PlayResult:
     decisions: int
 
 
-def _policies(opponents: str | Sequence[Any], human: int) -> dict[int, Any]:
+def _policies(opponents: str | Sequence[Any], human: int, game: str = "blood_battle") -> dict[int, Any]:
     """One policy per other seat: a single spec for all three, or three comma-separated/listed."""
     from agents.registry import load_policy  # agents sit above mjenv (DESIGN §2); only play needs them
 
@@ -42,26 +48,35 @@ def _policies(opponents: str | Sequence[Any], human: int) -> dict[int, Any]:
     if len(specs) != 3:
         raise ValueError(f"give one opponent for all three seats or three (comma-separated), got {len(specs)}")
     others = [s for s in range(4) if s != human]
-    return {seat: load_policy(spec) for seat, spec in zip(others, specs)}
+    return {seat: load_policy(spec, game) for seat, spec in zip(others, specs)}
 
 
 def _tiles(kinds: Sequence[int], style: str) -> str:
     return tiles.show(kinds, style) if kinds else "-"
 
 
-def _view(g: BloodBattleGame, me: int, style: str) -> str:
+def _view(g: GameCore, me: int, style: str) -> str:
     """The table as seat ``me`` sees it: no other seat's concealed tiles, voids once revealed."""
-    revealed = all(v >= 0 for v in g.void)
+    void = getattr(g, "void", None)  # blood battle
+    joy = hasattr(g, "wild")  # Joy Mahjong: 财神, winds, flowers
+    revealed = void is not None and all(v >= 0 for v in void)
     lines = [f"wall {g.wall_count}  dealer player_{g.dealer}"]
+    if joy:
+        lines[0] += (f"  {SEAT_WINDS[g.prevailing_wind]}风圈  财神 {_tiles([g.wild], style)}"
+                     f" (indicator {_tiles([g.indicator], style)})")
     for s in range(4):
         marks = ["(you)"] if s == me else []
+        if joy:
+            marks.append(SEAT_WINDS[g.seat_winds[s]])
         if s == g.dealer:
             marks.append("庄")
-        if g.void[s] >= 0 and (revealed or s == me):
-            marks.append("缺" + tiles.SUIT_NAMES_ZH[g.void[s]])
+        if void is not None and void[s] >= 0 and (revealed or s == me):
+            marks.append("缺" + tiles.SUIT_NAMES_ZH[void[s]])
+        if joy and g.flowers[s]:
+            marks.append("花 " + _tiles(g.flowers[s], style))
         if g.won[s]:
             marks.append("胡 " + _tiles([w.tile for w in g.wins if w.seat == s], style))  # all 一炮多响 winners
-        melds = " ".join(_meld(m, style, s == me) for m in g.melds[s]) or "-"
+        melds = " ".join(_meld(m, style, s == me, joy) for m in g.melds[s]) or "-"
         lines.append(f"{' '.join([f'player_{s}', *marks])}  beans {g.beans[s]:+d}  melds {melds}")
         lines.append(f"  river {' '.join(_tiles([k], style) for k in g.rivers[s]) or '-'}")
     hand = list(g.hands[me])
@@ -73,32 +88,33 @@ def _view(g: BloodBattleGame, me: int, style: str) -> str:
         text += f"   摸 {_tiles([drawn], style)}"
     lines.append(text)
     if g.phase in ("claim", "rob"):
-        what = "discard" if g.phase == "claim" else "面下杠 tile (rob it?)"
+        what = "discard" if g.phase == "claim" else f"{'加杠' if joy else '面下杠'} tile (rob it?)"
         lines.append(f"on the table: {_tiles([g.claim_tile], style)} ({what} of player_{g.claim_from})")
     return "\n".join(lines)
 
 
-def _meld(m: Any, style: str, own: bool) -> str:
+def _meld(m: Any, style: str, own: bool, joy: bool = False) -> str:
     """A meld as others see it: a 暗杠's tile is shown to its owner only."""
-    label = {"pong": "碰", "kong": "直杠", "addkong": "面下杠", "ankan": "暗杠"}[m.kind]
+    label = {"chow": "吃", "pong": "碰", "kong": "直杠", "addkong": "加杠" if joy else "面下杠",
+             "ankan": "暗杠"}[m.kind]
     if m.kind == "ankan" and not own:
         return f"[{label}]"
     return f"[{label} {_tiles(m.kinds(), style)}]"
 
 
-def _action_list(mask: np.ndarray, style: str) -> str:
+def _action_list(mask: np.ndarray, style: str, layout: ActionLayout = LAYOUT) -> str:
     """The legal actions, one a line: number, English name, Chinese name."""
     rows = []
     for a in np.flatnonzero(mask):
-        zh = LAYOUT.name_zh(int(a))
-        if style == "unicode" and a < LAYOUT.KONG:
+        zh = layout.name_zh(int(a))
+        if style == "unicode" and a < layout.KONG:
             zh = f"打 {tiles.glyph(int(a))}"
-        rows.append(f"  [{a:2d}] {LAYOUT.name(int(a)):<16} {zh}")
+        rows.append(f"  [{a:2d}] {layout.name(int(a)):<16} {zh}")
     return "\n".join(rows)
 
 
 def ask_action(mask: np.ndarray, input_fn: Callable[[str], str],
-               print_fn: Callable[..., None]) -> int | None:
+               print_fn: Callable[..., None], layout: ActionLayout = LAYOUT) -> int | None:
     """Prompt until a legal action number is entered; None on ``q`` or end of input."""
     legal = [int(a) for a in np.flatnonzero(mask)]
     while True:
@@ -113,16 +129,16 @@ def ask_action(mask: np.ndarray, input_fn: Callable[[str], str],
         except ValueError:
             print_fn(f"not a number: {text!r}. Enter one of {legal}, or q to quit.")
             continue
-        if not 0 <= a < LAYOUT.n:
-            print_fn(f"{a} is out of range: actions are numbered 0-{LAYOUT.n - 1}. Enter one of {legal}.")
+        if not 0 <= a < layout.n:
+            print_fn(f"{a} is out of range: actions are numbered 0-{layout.n - 1}. Enter one of {legal}.")
             continue
         if not mask[a]:
-            print_fn(f"{a} ({LAYOUT.name(a)}) is not legal now. Enter one of {legal}.")
+            print_fn(f"{a} ({layout.name(a)}) is not legal now. Enter one of {legal}.")
             continue
         return a
 
 
-def bean_table(g: BloodBattleGame, me: int) -> str:
+def bean_table(g: GameCore, me: int) -> str:
     """Per-seat beans and wins of the hand."""
     lines = ["seat            beans  wins"]
     for s in range(4):
@@ -134,20 +150,29 @@ def bean_table(g: BloodBattleGame, me: int) -> str:
     return "\n".join(lines)
 
 
-def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: str = "qq",
+def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: str | None = None,
              seed: int | None = None, tile_style: str = "zh", log_path: str | os.PathLike | None = None,
              input_fn: Callable[[str], str] = input, print_fn: Callable[..., None] = print,
-             **options: Any) -> PlayResult:
-    """Play one hand with a person at ``seat``; ``options`` go to the env (``mode``, rule fields)."""
+             game: str = "blood_battle", **options: Any) -> PlayResult:
+    """Play one hand of ``game`` with a person at ``seat``; ``preset`` defaults to the blood
+    battle's ``qq`` (Joy Mahjong: ``standard``); ``options`` go to the env (``mode``, ``room``,
+    rule fields)."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
     if not (isinstance(seat, int) and 0 <= seat < 4):
         raise ValueError(f"seat must be 0-3, got {seat!r}")
-    policies = _policies(opponents, seat)
-    env = blood_battle_v0.env(preset=preset, tile_style=tile_style, log_path=log_path, **options)
+    title, default_preset = GAMES[game]
+    preset = default_preset if preset is None else preset
+    policies = _policies(opponents, seat, game)
+    module = blood_battle_v0 if game == "blood_battle" else joy_mahjong_v0
+    env = module.env(preset=preset, tile_style=tile_style, log_path=log_path, **options)
     env.reset(seed=seed)
     raw = env.unwrapped
+    layout = raw.layout
     rng = np.random.default_rng(seed)  # the opponents' only randomness: a seed replays the game
     names = ", ".join(f"player_{s} {getattr(p, 'name', p)}" for s, p in policies.items())
-    print_fn(f"blood battle ({preset}), seed {seed}: you are player_{seat}; opponents {names}")
+    setting = raw.rules.room if game == "joy_mahjong" else preset
+    print_fn(f"{title} ({setting}), seed {seed}: you are player_{seat}; opponents {names}")
     shown, decisions = 0, 0  # events printed so far; the person's decisions
     finished = True
     for agent in env.agent_iter():
@@ -159,12 +184,12 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
         if s != seat:
             env.step(int(policies[s].act(obs["observation"], obs["action_mask"], rng)))
             continue
-        shown = _print_events(raw.game, shown, seat, tile_style, print_fn)
+        shown = _print_events(raw.game, shown, seat, tile_style, print_fn, game)
         print_fn("")
         print_fn(_view(raw.game, seat, tile_style))
         print_fn("legal actions:")
-        print_fn(_action_list(obs["action_mask"], tile_style))
-        action = ask_action(obs["action_mask"], input_fn, print_fn)
+        print_fn(_action_list(obs["action_mask"], tile_style, layout))
+        action = ask_action(obs["action_mask"], input_fn, print_fn, layout)
         if action is None:
             finished = False
             break
@@ -172,7 +197,7 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
         decisions += 1
     g = raw.game
     if finished:
-        _print_events(g, shown, seat, tile_style, print_fn)
+        _print_events(g, shown, seat, tile_style, print_fn, game)
         print_fn("")
         print_fn(render_table(g, tile_style))  # the hand is over: every hand face up
     else:
@@ -182,12 +207,13 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
     return PlayResult(list(g.beans), finished, g.end_reason, decisions)
 
 
-def _print_events(g: BloodBattleGame, shown: int, me: int, style: str, print_fn: Callable[..., None]) -> int:
+def _print_events(g: GameCore, shown: int, me: int, style: str, print_fn: Callable[..., None],
+                  game: str = "blood_battle") -> int:
     """Print the events since ``shown`` as seat ``me`` may see them; return the new count."""
     for ev in g.events[shown:]:
         if ev["type"] == "start_hand":
             continue
-        text = describe_event(ev, style, viewer=me)
+        text = describe_event(ev, style, viewer=me, game=game)
         if text is not None:
             print_fn(text)
     return len(g.events)

@@ -1,8 +1,9 @@
-"""Replay logs: JSON lines that re-simulate a blood-battle hand exactly.
+"""Replay logs: JSON lines that re-simulate a blood-battle or Joy Mahjong hand exactly.
 
 A log holds one or more hands (the env appends one per finished hand when ``log_path`` is
-set). Each hand is a ``header`` line, then the engine's events in order with the seats'
-decisions (``action`` lines) placed before the events they caused, ending at ``end_hand``::
+set; the hands of one log may even mix games). Each hand is a ``header`` line naming its game,
+then the engine's events in order with the seats' decisions (``action`` lines) placed before
+the events they caused, ending at ``end_hand``. A blood-battle hand::
 
     {"type": "header", "game": "blood_battle", "preset": "qq", "options": {<every rule field>},
      "seed": 7, "hand_index": 0, "env_version": "blood_battle_v0", "mjenv_version": "0.1.0"}
@@ -18,8 +19,20 @@ decisions (``action`` lines) placed before the events they caused, ending at ``e
     {"type": "ryukyoku"}                                       # wall empty (流局)
     {"type": "end_hand", "reason": "draw", "beans": [12, -24, 0, 12]}
 
-Passes are ``action`` lines too. The wall and dealer of ``start_hand`` are authoritative (a
-scripted wall need not match ``seed``); ``options`` rebuild the rules without the preset.
+A Joy Mahjong hand (``"game": "joy_mahjong"``, ``"env_version": "joy_mahjong_v0"``, preset
+``standard``, the room among the ``options``) uses the same lines (tiles of all 34 kinds) plus::
+
+    {"type": "start_hand", "dealer": 1, "prevailing_wind": 0, "wall": [<144 kinds; 34-41 flowers>]}
+    {"type": "hua", "actor": 1, "pai": "3f"}                   # 补花: a flower set aside (J1)
+    {"type": "indicator_flower", "pai": "5f"}                  # a flower flipped as indicator
+    {"type": "indicator", "pai": "9m", "wild": "1m"}           # the 财神 indicator and wildcard (J2)
+    {"type": "chi", "actor": 2, "target": 1, "pai": "4p", "consumed": ["3p", "5p"]}
+    {"type": "hora", ..., "fans": [["无财神", 2], ["花牌", 1]], "fan": 3, "X": 6}
+    {"type": "bird", "pai": "E", "seat": 1}                    # the bird and the seat it hits (J8)
+
+Passes are ``action`` lines too. The wall, dealer (and prevailing wind) of ``start_hand`` are
+authoritative (a scripted wall need not match ``seed``); ``options`` rebuild the rules without
+the preset.
 
 :func:`read_log` parses and checks the format (:class:`LogFormatError`, naming the line);
 :func:`verify_log` re-plays every hand through the engine and compares each line
@@ -35,9 +48,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
-from .actions import ActionLayout
-from .config import BloodBattleRules, as_dict, field_names
-from .engine.blood_battle import BloodBattleGame, IllegalActionError
+from .actions import JOY_MAHJONG, ActionLayout
+from .config import BloodBattleRules, JoyMahjongRules, as_dict, field_names
+from .engine.blood_battle import BloodBattleGame
+from .engine.core import GameCore, IllegalActionError
+from .engine.joy_mahjong import JoyMahjongGame
 
 GAME = "blood_battle"
 ENV_VERSION = "blood_battle_v0"
@@ -117,36 +132,98 @@ def _is_seed(v: Any) -> bool:
 
 
 _PAI = frozenset(tiles.name(k) for k in range(tiles.N_SUIT_KINDS))
-_ACTOR = {"actor": (_is_seat, "a seat 0-3")}
-_TILE = {"pai": (_is_pai, "a suited tile such as '5m'")}
+_JOY_PAI = frozenset(tiles.name(k) for k in range(tiles.N_KINDS))
+_FLOWER = frozenset(tiles.name(k) for k in range(tiles.N_KINDS, tiles.N_KINDS + tiles.N_FLOWERS))
+
+
+def _is_joy_pai(v: Any) -> bool:
+    return isinstance(v, str) and v in _JOY_PAI
+
+
+def _is_flower(v: Any) -> bool:
+    return isinstance(v, str) and v in _FLOWER
+
+
+def _is_joy_pais(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_joy_pai(x) for x in v)
+
+
+Field = tuple[Callable[[Any], bool], str]
+Schema = dict[str, tuple[dict[str, Field], dict[str, Field]]]
+
+
+def _schema(tile: Field) -> Schema:
+    """The line types both games share; ``tile``: the check of a tile field."""
+    actor, pai, target = {"actor": (_is_seat, "a seat 0-3")}, {"pai": tile}, {"target": (_is_seat, "a seat 0-3")}
+    return {
+        "header": ({
+            "game": (_is_str, "a string"), "preset": (_is_str, "a string"),
+            "options": (_is_dict, "an object of rule fields"), "seed": (_is_seed, "an int or null"),
+            "hand_index": (_is_int, "an int"), "env_version": (_is_str, "a string"),
+            "mjenv_version": (_is_str, "a string"),
+        }, {}),
+        "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
+        "tsumo": ({**actor, **pai}, {"replacement": (_is_bool, "a bool")}),
+        "dahai": ({**actor, **pai}, {}),
+        "pon": ({**actor, **target, **pai}, {}),
+        "daiminkan": ({**actor, **target, **pai}, {}),
+        "ankan": ({**actor, **pai}, {}),
+        "kakan_declare": ({**actor, **pai}, {}),
+        "kakan": ({**actor, **pai}, {}),
+        "hora": ({**actor, **target, **pai,
+                  "fans": (_is_fans, "a list of [name, fan] pairs"), "X": (_is_int, "an int")}, {}),
+        "pay": ({"from": (_is_seat, "a seat 0-3"), "to": (_is_seat, "a seat 0-3"),
+                 "points": (_is_int, "an int"), "beans": (_is_int, "an int"),
+                 "reason": (_is_str, "a string")}, {}),
+        "ryukyoku": ({}, {}),
+        "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, {}),
+        "action": ({**actor, "action": (_is_int, "an int"), "name": (_is_str, "a string")}, {}),
+    }
+
 
 # type -> (required fields, optional fields); each field: (check, what it should be).
-SCHEMA: dict[str, tuple[dict[str, tuple[Callable[[Any], bool], str]], dict[str, Any]]] = {
-    "header": ({
-        "game": (_is_str, "a string"), "preset": (_is_str, "a string"),
-        "options": (_is_dict, "an object of rule fields"), "seed": (_is_seed, "an int or null"),
-        "hand_index": (_is_int, "an int"), "env_version": (_is_str, "a string"),
-        "mjenv_version": (_is_str, "a string"),
-    }, {}),
-    "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
-    "dingque": ({**_ACTOR, "suit": (_is_suit, "one of 'm', 'p', 's'")}, {}),
+SCHEMA: Schema = {
+    **_schema((_is_pai, "a suited tile such as '5m'")),
+    "dingque": ({"actor": (_is_seat, "a seat 0-3"), "suit": (_is_suit, "one of 'm', 'p', 's'")}, {}),
     "dingque_reveal": ({"voids": (_is_voids, "four suits")}, {}),
-    "tsumo": ({**_ACTOR, **_TILE}, {"replacement": (_is_bool, "a bool")}),
-    "dahai": ({**_ACTOR, **_TILE}, {}),
-    "pon": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE}, {}),
-    "daiminkan": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE}, {}),
-    "ankan": ({**_ACTOR, **_TILE}, {}),
-    "kakan_declare": ({**_ACTOR, **_TILE}, {}),
-    "kakan": ({**_ACTOR, **_TILE}, {}),
-    "hora": ({**_ACTOR, "target": (_is_seat, "a seat 0-3"), **_TILE,
-              "fans": (_is_fans, "a list of [name, fan] pairs"), "X": (_is_int, "an int")}, {}),
-    "pay": ({"from": (_is_seat, "a seat 0-3"), "to": (_is_seat, "a seat 0-3"),
-             "points": (_is_int, "an int"), "beans": (_is_int, "an int"),
-             "reason": (_is_str, "a string")}, {}),
-    "ryukyoku": ({}, {}),
-    "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, {}),
-    "action": ({**_ACTOR, "action": (_is_int, "an int"), "name": (_is_str, "a string")}, {}),
 }
+"""The blood battle's line types."""
+
+_JOY_TILE: Field = (_is_joy_pai, "a tile such as '5m' or 'E'")
+JOY_SCHEMA: Schema = _schema(_JOY_TILE)
+JOY_SCHEMA.update({
+    "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "prevailing_wind": (_is_seat, "a wind 0-3 (E S W N)"),
+                    "wall": (_is_int_list, "a list of ints")}, {}),
+    "hua": ({"actor": (_is_seat, "a seat 0-3"), "pai": (_is_flower, "a flower '1f'-'8f'")}, {}),
+    "indicator_flower": ({"pai": (_is_flower, "a flower '1f'-'8f'")}, {}),
+    "indicator": ({"pai": _JOY_TILE, "wild": _JOY_TILE}, {}),
+    "chi": ({"actor": (_is_seat, "a seat 0-3"), "target": (_is_seat, "a seat 0-3"), "pai": _JOY_TILE,
+             "consumed": (_is_joy_pais, "a list of tiles")}, {}),
+    "hora": ({**JOY_SCHEMA["hora"][0], "fan": (_is_int, "an int")}, {}),
+    "bird": ({"pai": _JOY_TILE, "seat": (_is_seat, "a seat 0-3")}, {}),
+})
+"""Joy Mahjong's line types."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What replaying one game needs: its env version, rules, layout, line types and engine."""
+
+    env_version: str
+    rules: type
+    layout: ActionLayout
+    schema: Schema
+    start: Callable[[Any, dict[str, Any]], GameCore]
+    """(rules, start_hand line) -> the engine at the start of the hand."""
+
+
+GAMES: dict[str, GameSpec] = {
+    "blood_battle": GameSpec(ENV_VERSION, BloodBattleRules, LAYOUT, SCHEMA,
+                             lambda rules, r: BloodBattleGame(rules, r["wall"], r["dealer"])),
+    "joy_mahjong": GameSpec("joy_mahjong_v0", JoyMahjongRules, JOY_MAHJONG, JOY_SCHEMA,
+                            lambda rules, r: JoyMahjongGame(rules, r["wall"], r["dealer"], r["prevailing_wind"])),
+}
+"""Game name (the header's ``game``) -> how to replay it."""
 
 
 @dataclass
@@ -169,16 +246,16 @@ class LoggedHand:
         return self.lines[-1].line
 
 
-def _check_record(path: PathLike, n: int, record: Any) -> dict[str, Any]:
-    """Check one line against ``SCHEMA``; return it as a dict."""
+def _check_record(path: PathLike, n: int, record: Any, schema: Schema = SCHEMA) -> dict[str, Any]:
+    """Check one line against a game's ``schema``; return it as a dict."""
     if not isinstance(record, dict):
         raise LogFormatError(path, n, f"expected a JSON object, got {type(record).__name__}")
     kind = record.get("type")
     if not isinstance(kind, str):
         raise LogFormatError(path, n, "missing string field 'type'")
-    if kind not in SCHEMA:
-        raise LogFormatError(path, n, f"unknown line type {kind!r}; known: {', '.join(SCHEMA)}")
-    required, optional = SCHEMA[kind]
+    if kind not in schema:
+        raise LogFormatError(path, n, f"unknown line type {kind!r}; known: {', '.join(schema)}")
+    required, optional = schema[kind]
     for name, (check, what) in required.items():
         if name not in record:
             raise LogFormatError(path, n, f"{kind}: missing field {name!r}")
@@ -194,23 +271,27 @@ def _check_record(path: PathLike, n: int, record: Any) -> dict[str, Any]:
     return record
 
 
-def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> None:
-    """The header names a game and env this module replays, with every rule field."""
-    if h["game"] != GAME:
-        raise LogFormatError(path, n, f"header: game {h['game']!r} is not {GAME!r}")
-    if h["env_version"] != ENV_VERSION:
-        raise LogFormatError(path, n, f"header: env_version {h['env_version']!r} is not {ENV_VERSION!r}")
-    fields = set(field_names(BloodBattleRules))
+def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> GameSpec:
+    """The header names a game and env this module replays, with every rule field; returns the game."""
+    spec = GAMES.get(h["game"])
+    if spec is None:
+        raise LogFormatError(path, n, f"header: game {h['game']!r} is not one of {sorted(GAMES)}")
+    if h["env_version"] != spec.env_version:
+        raise LogFormatError(path, n, f"header: env_version {h['env_version']!r} is not {spec.env_version!r} "
+                                      f"(game {h['game']!r})")
+    fields = set(field_names(spec.rules))
     missing, extra = sorted(fields - set(h["options"])), sorted(set(h["options"]) - fields)
     if missing or extra:
         raise LogFormatError(path, n, f"header: options must hold every rule field exactly; "
                                       f"missing {missing}, unknown {extra}")
+    return spec
 
 
 def read_log(path: PathLike) -> list[LoggedHand]:
     """Parse a log into hands, checking the format; raises :class:`LogFormatError`."""
     hands: list[LoggedHand] = []
     current: LoggedHand | None = None
+    schema = SCHEMA  # the line types of the game of the last header (blood battle before any)
     last = 0
     with open(path, "rb") as fh:
         for n, data in enumerate(fh, start=1):
@@ -225,13 +306,13 @@ def read_log(path: PathLike) -> list[LoggedHand]:
                 raw = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise LogFormatError(path, n, f"bad JSON: {exc.msg} (column {exc.colno})") from exc
-            record = _check_record(path, n, raw)
+            record = _check_record(path, n, raw, schema)
             kind = record["type"]
             if kind == "header":
                 if current is not None:
                     raise LogFormatError(path, n, f"header before the hand that starts at line "
                                                   f"{current.header.line} reached end_hand (truncated hand)")
-                _check_header(path, n, record)
+                schema = _check_header(path, n, record).schema
                 current = LoggedHand(LogLine(n, record), [])
                 continue
             if current is None:
@@ -253,10 +334,11 @@ def read_log(path: PathLike) -> list[LoggedHand]:
 # ---------------------------------------------------------------- writing
 
 
-def hand_header(preset: str, rules: BloodBattleRules, seed: int | None, hand_index: int) -> dict[str, Any]:
-    """The header line of one hand."""
-    return {"type": "header", "game": GAME, "preset": preset, "options": as_dict(rules),
-            "seed": seed, "hand_index": hand_index, "env_version": ENV_VERSION,
+def hand_header(preset: str, rules: Any, seed: int | None, hand_index: int,
+                game: str = GAME) -> dict[str, Any]:
+    """The header line of one hand of ``game``."""
+    return {"type": "header", "game": game, "preset": preset, "options": as_dict(rules),
+            "seed": seed, "hand_index": hand_index, "env_version": GAMES[game].env_version,
             "mjenv_version": __version__}
 
 
@@ -289,6 +371,7 @@ class HandSummary:
 
     header_line: int
     end_line: int
+    game: str
     preset: str
     seed: int | None
     hand_index: int
@@ -322,7 +405,7 @@ class ReplayResult:
                 f"{ends}); beans {self.beans}")
 
 
-StepHook = Callable[[LogLine, BloodBattleGame], None]
+StepHook = Callable[[LogLine, GameCore], None]
 
 
 def _diff(logged: dict[str, Any], engine: dict[str, Any]) -> str:
@@ -339,15 +422,17 @@ def _diff(logged: dict[str, Any], engine: dict[str, Any]) -> str:
 def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = None) -> HandSummary:
     """Re-simulate one hand and match every line; ``on_line`` sees each matched line and the game."""
     h = hand.header.record
+    spec = GAMES[h["game"]]
     try:
-        rules = BloodBattleRules(**h["options"])
+        rules = spec.rules(**h["options"])
     except (TypeError, ValueError) as exc:  # a rule value of the wrong type or out of range
         raise LogFormatError(path, hand.header.line, f"header: bad options: {exc}") from exc
     start = hand.lines[0]
     try:
-        game = BloodBattleGame(rules, start.record["wall"], start.record["dealer"])
+        game = spec.start(rules, start.record)
     except ValueError as exc:
         raise LogFormatError(path, start.line, f"start_hand: {exc}") from exc
+    layout = spec.layout
     seen, n_actions = 0, 0  # engine events matched so far
     for ll in hand.lines:
         rec = ll.record
@@ -359,8 +444,8 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
                 raise ReplayMismatch(path, ll.line, f"action by seat {rec['actor']}, but seat "
                                                     f"{game.current_player} is to act in the re-simulation")
             a = rec["action"]
-            if not 0 <= a < LAYOUT.n or rec["name"] != LAYOUT.name(a):
-                expected = LAYOUT.name(a) if 0 <= a < LAYOUT.n else "outside the action space"
+            if not 0 <= a < layout.n or rec["name"] != layout.name(a):
+                expected = layout.name(a) if 0 <= a < layout.n else "outside the action space"
                 raise ReplayMismatch(path, ll.line, f"action {a} is named {rec['name']!r}; it is {expected!r}")
             try:
                 game.apply(a)
@@ -379,7 +464,7 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
             on_line(ll, game)
     # end_hand is the engine's last event, so a matched end_hand means the game is over.
     end = hand.lines[-1].record
-    return HandSummary(hand.header.line, hand.end_line, h["preset"], h["seed"], h["hand_index"],
+    return HandSummary(hand.header.line, hand.end_line, h["game"], h["preset"], h["seed"], h["hand_index"],
                        start.record["dealer"], n_actions, seen, end["reason"], list(end["beans"]))
 
 
@@ -396,6 +481,23 @@ def verify_log(path: PathLike, on_line: StepHook | None = None) -> ReplayResult:
 
 # ---------------------------------------------------------------- describing
 
+_WINDS_ZH = ("东", "南", "西", "北")
+
+
+def game_of(engine: GameCore) -> str:
+    """The game name of an engine (by its action layout)."""
+    return next(name for name, spec in GAMES.items() if spec.layout is engine.layout)
+
+
+def describe_action(rec: dict[str, Any], layout: ActionLayout) -> str | None:
+    """A claim-window answer (吃/碰/杠/胡/抢杠胡/过) for people; None for actions that show as
+    their events (discards, kongs of one's own turn, 定缺)."""
+    a = rec["action"]
+    if 2 * layout.n_kinds <= a < layout.n and not (layout.VOID >= 0 and a >= layout.VOID):
+        return f"player_{rec['actor']} -> {layout.name_zh(a)}"
+    return None
+
+
 
 def _tile(pai: str, style: str) -> str:
     """A logged tile name for people: Chinese, Unicode glyph or compact."""
@@ -403,13 +505,28 @@ def _tile(pai: str, style: str) -> str:
     return tiles.name_zh(k) if style == "zh" else tiles.glyph(k) if style == "unicode" else pai
 
 
-def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = None) -> str | None:
+def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = None,
+                   game: str = GAME) -> str | None:
     """One line about an event for people; ``viewer`` hides what that seat cannot see (None: all)."""
     t = ev["type"]
     who = f"player_{ev['actor']}" if "actor" in ev else ""
     hidden = viewer is not None and ev.get("actor") != viewer
+    joy = game == "joy_mahjong"
+    added_kong = "加杠" if joy else "面下杠"
     if t == "start_hand":
-        return f"new hand, dealer player_{ev['dealer']}"
+        wind = f", {_WINDS_ZH[ev['prevailing_wind']]}风圈" if "prevailing_wind" in ev else ""
+        return f"new hand, dealer player_{ev['dealer']}{wind}"
+    if t == "hua":
+        return f"{who} 补花 {_tile(ev['pai'], style)}"
+    if t == "indicator_flower":
+        return f"indicator {_tile(ev['pai'], style)} is a flower: set aside, the next tile is flipped"
+    if t == "indicator":
+        return f"财神 indicator {_tile(ev['pai'], style)}: the wildcard is {_tile(ev['wild'], style)}"
+    if t == "chi":
+        consumed = " ".join(_tile(p, style) for p in ev["consumed"])
+        return f"{who} 吃 {_tile(ev['pai'], style)} from player_{ev['target']} (with {consumed})"
+    if t == "bird":
+        return f"鸟 {_tile(ev['pai'], style)} -> player_{ev['seat']}"
     if t == "dingque":
         suit = tiles.SUIT_NAMES_ZH[tiles.SUITS.index(ev["suit"])]
         return f"{who} chose a void suit" if hidden else f"{who} 定缺 {suit}"
@@ -418,7 +535,7 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
                                      for s, v in enumerate(ev["voids"]))
     if t == "tsumo":
         what = "摸牌" if hidden else f"摸 {_tile(ev['pai'], style)}"
-        return f"{who} {what}" + (" (杠后补牌)" if ev.get("replacement") else "")
+        return f"{who} {what}" + ((" (补牌)" if joy else " (杠后补牌)") if ev.get("replacement") else "")
     if t == "dahai":
         return f"{who} 打 {_tile(ev['pai'], style)}"
     if t in ("pon", "daiminkan"):
@@ -427,17 +544,18 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
     if t == "ankan":
         return f"{who} 暗杠" + ("" if hidden else f" {_tile(ev['pai'], style)}")
     if t == "kakan_declare":
-        return f"{who} declares 面下杠 {_tile(ev['pai'], style)}"
+        return f"{who} declares {added_kong} {_tile(ev['pai'], style)}"
     if t == "kakan":
-        return f"{who} 面下杠 {_tile(ev['pai'], style)}"
+        return f"{who} {added_kong} {_tile(ev['pai'], style)}"
     if t == "hora":
         src = "自摸" if ev["target"] == ev["actor"] else f"player_{ev['target']} 点炮"
         fans = " ".join(f"{name}{fan}" for name, fan in ev["fans"])
-        return f"{who} 胡 {_tile(ev['pai'], style)} ({src}): {fans} X={ev['X']}"
+        total = f" = {ev['fan']} fan" if "fan" in ev else ""
+        return f"{who} 胡 {_tile(ev['pai'], style)} ({src}): {fans}{total} X={ev['X']}"
     if t == "pay":
         return f"  player_{ev['from']} pays player_{ev['to']} {ev['beans']} beans ({ev['reason']})"
     if t == "ryukyoku":
-        return "流局: the wall is empty"
+        return ("荒庄" if joy else "流局") + ": the wall is empty"
     if t == "end_hand":
         return f"hand over ({ev['reason']}); beans {ev['beans']}"
     return None

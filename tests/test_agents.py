@@ -152,9 +152,15 @@ def test_load_policy_rejects_unknown_names_and_types():
         load_policy(3)
 
 
-def test_heuristic_rejects_an_unsupported_game():
+def test_heuristic_is_picked_per_game_and_rejects_an_unknown_one():
+    from agents.heuristic_joy import JoyHeuristicPolicy
+
+    assert isinstance(load_policy("heuristic", game="joy_mahjong"), JoyHeuristicPolicy)
+    assert isinstance(load_policy("heuristic", game="blood_battle"), HeuristicPolicy)
+    with pytest.raises(ValueError, match="riichi"):
+        load_policy("heuristic", game="riichi")
     with pytest.raises(ValueError, match="joy_mahjong"):
-        load_policy("heuristic", game="joy_mahjong")
+        HeuristicPolicy("joy_mahjong")
 
 
 # ---------------------------------------------------------------------------- decoding

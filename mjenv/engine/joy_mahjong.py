@@ -7,7 +7,8 @@ pays with the bird and dealer doubling through :mod:`mjenv.rules.joy_settlement`
 the end of the hand at the first win or an empty wall (荒庄, J10). Kongs pay nothing at once
 (their worth is in the fans). It knows nothing about PettingZoo.
 
-Deal, in this order (a pure function of the wall):
+Deal, in this order (a pure function of the wall; the ``start_hand`` event also records the
+prevailing wind, so a replay log can rebuild the hand):
 
 1. Seat ``dealer`` takes 13 tiles from the head, then each next seat 13, then the dealer a 14th.
 2. 补花 of the deal: from the dealer on, in turn order, each seat sets aside every flower it
@@ -80,6 +81,7 @@ class JoyMahjongGame(GameCore):
         super().__init__(rules, wall, dealer, auto_forced)
         self.rules: JoyMahjongRules = rules
         self.prevailing_wind = int(prevailing_wind)
+        self.events[0]["prevailing_wind"] = self.prevailing_wind  # start_hand: replays need it
         self.seat_winds = [(s - self.dealer) % N_SEATS for s in range(N_SEATS)]  # dealer = East
         self.flowers: list[list[int]] = [[] for _ in range(N_SEATS)]
         # Tiles of each seat's declared melds: the fifth-copy rule of wildcards (J2).
@@ -91,6 +93,8 @@ class JoyMahjongGame(GameCore):
         self.bird_seat: int | None = None
         self.next_dealer = (self.dealer + 1) % N_SEATS  # J10: the deal passes every hand
         self._win_scores: dict[tuple[int, int, str, bytes], joy.JoyScore | None] = {}
+        # Per seat: (its 3n+1 concealed tiles and melded tiles, whether they win with one more wildcard).
+        self._ready_cache: list[tuple[bytes, bool] | None] = [None] * N_SEATS
         self._deal()
 
     # ------------------------------------------------------------------ deal
@@ -252,10 +256,18 @@ class JoyMahjongGame(GameCore):
 
         Scores are computed only for the eight_fan room's minimum; elsewhere the shape check
         decides and :meth:`_settle` scores. Cached until the next action."""
-        key = (s, k, how, bytes(self.hands[s]))
+        hand = self.hands[s]
+        if how == "self":
+            hand[k] -= 1
+            ready = self._ready(s)
+            hand[k] += 1
+        else:
+            ready = self._ready(s)
+        if not ready:
+            return None
+        key = (s, k, how, bytes(hand))
         if key in self._win_scores:
             return self._win_scores[key]
-        hand = self.hands[s]
         if how != "self":
             hand[k] += 1
         melded = self.meld_counts[s] if self.melds[s] else None
@@ -272,6 +284,20 @@ class JoyMahjongGame(GameCore):
             hand[k] -= 1
         self._win_scores[key] = score
         return score
+
+    def _ready(self, s: int) -> bool:
+        """Whether seat s's 3n+1 concealed tiles win with one more wildcard, cached until they
+        change: a wildcard can stand for any tile, so no tile completes a hand that fails this
+        (the fast pre-check of every win test; most hands are far from ready)."""
+        hand = self.hands[s]
+        key = bytes(hand) + bytes(self.meld_counts[s])
+        cached = self._ready_cache[s]
+        if cached is None or cached[0] != key:
+            hand[self.wild] += 1
+            melded = self.meld_counts[s] if self.melds[s] else None
+            cached = self._ready_cache[s] = (key, joy.can_win(hand, len(self.melds[s]), self.wild, melded))
+            hand[self.wild] -= 1
+        return cached[1]
 
     def _score(self, s: int, k: int, how: str, seen: int) -> joy.JoyScore | None:
         """J4/J9 score of seat s's hand (k included) through :func:`mjenv.rules.joy.score_win`;

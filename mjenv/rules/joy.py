@@ -246,29 +246,49 @@ class _Group:
         self.knit_max = max(knit)
 
 
-def _min_wild(h: list[int], room: list[int], chows: bool, pair_left: bool, i: int,
-              budget: int) -> int:
-    """Fewest wildcards (at most ``budget``, else _INF) to split ``h`` (mutated, restored) into
-    melds, and a pair if ``pair_left``; ``room[k]`` wildcards may stand for kind k."""
+def _fewest_wild(h: Sequence[int], cap: Sequence[int], chows: bool) -> tuple[int, int]:
+    """Fewest wildcards (_INF above 4) that turn a group's real tiles ``h`` into melds only, and
+    into melds and one pair, using at most ``cap[k]`` tiles of kind k (real and stand-ins).
+
+    A left-to-right dynamic programme over the kinds. A state is ``10·n1 + 2·n2 + pair``: the
+    chows started one kind back (n1) and two kinds back (n2, both still need this kind), and
+    whether the pair is placed; its value is the fewest wildcards so far. Each kind takes the
+    pending chows, new chows, at most one pung and the pair; every real tile is used and the
+    shortfall is filled by wildcards. This is the minimum of placing the lowest real tile in
+    every pair, pung or chow that contains it (wildcards filling the gaps), found without search."""
     size = len(h)
-    while i < size and not h[i]:
-        i += 1
-    if i == size:
-        return _INF if pair_left else 0
-    best = _INF
-    for kinds, is_pair in _shapes_at(i, size, chows):
-        if is_pair and not pair_left:
-            continue
-        wild = _take(h, room, kinds)
-        if wild is None:
-            continue
-        used = len(wild)
-        if used <= min(budget, best - 1):
-            rest = _min_wild(h, room, chows, pair_left and not is_pair, i,
-                             min(budget, best - 1) - used)
-            best = min(best, used + rest)
-        _give(h, room, kinds, wild)
-    return best
+    last_chow = size - 2 if chows else 0  # chows start below this kind
+    states = {0: 0}
+    for i in range(size):
+        c, top = h[i], cap[i]
+        nxt: dict[int, int] = {}
+        get = nxt.get
+        for state, cost in states.items():
+            n1, n2, pair = state // 10, (state >> 1) % 5, state & 1
+            most = min(top, c + 4 - cost)  # tiles of this kind the state can still afford
+            for q in ((0,) if pair else (0, 1)):
+                fixed0 = n1 + n2 + 2 * q
+                carried = 2 * n1 + (pair | q)  # n1 becomes n2 in the next state
+                for pung in (0, 3):
+                    fixed = fixed0 + pung
+                    if fixed > most:
+                        break
+                    if i < last_chow:  # n new chows, using every real tile: fixed + n >= c
+                        for n in range(c - fixed if c > fixed else 0, most - fixed + 1):
+                            key, v = 10 * n + carried, cost + fixed + n - c
+                            old = get(key)
+                            if old is None or v < old:
+                                nxt[key] = v
+                    elif fixed >= c:
+                        v = cost + fixed - c
+                        old = get(carried)
+                        if old is None or v < old:
+                            nxt[carried] = v
+        if not nxt:
+            return _INF, _INF
+        states = nxt
+    melds_only = states.get(0, _INF)
+    return melds_only, min(states.get(1, _INF), melds_only + 2)
 
 
 @lru_cache(maxsize=None)
@@ -313,9 +333,7 @@ def _build_group(key: int, size: int, chows: bool) -> _Group:
     counts beyond them (melds, knitted tiles: bytes 9..17)."""
     h = list(key.to_bytes(18, "little")[:size])
     extra = key.to_bytes(18, "little")[9:9 + size]
-    room = [max(0, 4 - h[k] - extra[k]) for k in range(size)]
-    need0 = _min_wild(h, room, chows, False, 0, 4)
-    need2 = min(_min_wild(h, room, chows, True, 0, 4), need0 + 2)
+    need0, need2 = _fewest_wild(h, [max(h[k], 4 - extra[k]) for k in range(size)], chows)
     odd = sum(x & 1 for x in h)
     pairs = sum(1 for x in h if x >= 2)
     if chows:
@@ -334,11 +352,23 @@ _HONOUR_TABLE: dict[int, _Group] = {}
 _SPANS = ((0, 9), (9, 18), (18, 27))
 
 
+_LOW_BITS = int.from_bytes(b"\x01" * 9, "little")  # bit 0 of each of 9 bytes
+
+
 def _group(data: bytes | bytearray, extra: Optional[bytes], lo: int, hi: int) -> _Group:
-    """The table entry of kinds lo..hi-1 (suits of 9, honours of 7)."""
+    """The table entry of kinds lo..hi-1 (suits of 9, honours of 7).
+
+    Copies held elsewhere (``extra``) only count for kinds a wildcard could stand for in a
+    shape with a real tile — within two ranks of a held tile (suits) or held (honours); the
+    others are dropped from the key, so hands with melds share more entries."""
     key = int.from_bytes(data[lo:hi], "little")
     if extra is not None:
-        key |= int.from_bytes(extra[lo:hi], "little") << 72
+        ex = int.from_bytes(extra[lo:hi], "little")
+        if ex:
+            held = (key | key >> 1 | key >> 2) & _LOW_BITS  # bit 0 set in each byte with tiles (<= 7)
+            if hi - lo == 9:
+                held = (held | held << 8 | held << 16 | held >> 8 | held >> 16) & _LOW_BITS
+            key |= (ex & held * 0xFF) << 72
     table = _SUIT_TABLE if hi - lo == 9 else _HONOUR_TABLE
     g = table.get(key)
     if g is None:
