@@ -13,9 +13,10 @@ value 0.
 
 **Reward crediting** (:func:`credit_rewards`): a seat's reward is the env's bean delta. Beans that
 reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
-credited to its last decision; beans before its first decision (none, with the rules as they
-are: every seat chooses its void first) to its first. So each seat's credited rewards sum to
-its summed env rewards exactly, and each bean is counted once.
+credited to its last decision; beans before its first decision to its first. So each seat's
+credited rewards sum to its summed env rewards exactly, and each bean is counted once. A seat
+that never decides in a hand (Joy Mahjong: a win before its first turn, e.g. the dealer's 天和)
+has nothing to credit: its beans count in the hand's result only.
 
 The batch is returned as flat numpy arrays ordered by (hand, seat, decision), so each seat's
 decisions in a hand are contiguous and ``done`` marks the last one: GAE runs over that.
@@ -65,9 +66,8 @@ def credit_rewards(actors: Sequence[int], step_rewards: Sequence[Sequence[int]])
                 pending[s] += r
             else:
                 credited[last[s]] += r
-    lost = [s for s in range(N_SEATS) if last[s] is None and pending[s]]
-    if lost:  # a seat that never decided: nothing to credit its beans to
-        raise ValueError(f"seats {lost} received beans but made no decision in the hand")
+    # A seat that never decided (a Joy hand won before its first turn) has no decision to credit:
+    # its beans stay in the hand's totals (HandSummary.beans) and train nothing.
     return credited
 
 
