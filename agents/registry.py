@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
 from .base import Policy, RandomPolicy
 
+SHIPPED_CHECKPOINTS = {"blood_battle": Path(__file__).with_name("checkpoints") / "blood_battle_happy.pt"}
+"""The trained policy shipped for each game (``load_policy("ppo")``); docs/baselines.md has its evaluation."""
+
+
+def _shipped_policy(game: str) -> Policy:
+    """The shipped PPO checkpoint of ``game`` as a greedy NeuralPolicy."""
+    if game not in SHIPPED_CHECKPOINTS:
+        raise ValueError(f"no trained policy is shipped for {game!r} (only for {sorted(SHIPPED_CHECKPOINTS)})")
+    from .neural import NeuralPolicy  # lazily: only checkpoints need torch
+
+    return NeuralPolicy.load(SHIPPED_CHECKPOINTS[game], name="ppo")
+
+
 # name -> factory(game) ; filled by the modules that define baselines.
-_FACTORIES: dict[str, Callable[[str], Policy]] = {"random": lambda game: RandomPolicy()}
+_FACTORIES: dict[str, Callable[[str], Policy]] = {"random": lambda game: RandomPolicy(), "ppo": _shipped_policy}
 
 
 def register_policy(name: str, factory: Callable[[str], Policy]) -> None:
@@ -43,8 +57,8 @@ def _load_builtin() -> None:
 
 
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
-    """A policy from a name (``random``, ``heuristic``), a trainer checkpoint path ending ``.pt``,
-    a Policy object, or a callable."""
+    """A policy from a name (``random``, ``heuristic``, ``ppo`` = the shipped trained policy), a trainer
+    checkpoint path ending ``.pt``, a Policy object, or a callable."""
     if isinstance(spec, str) and spec.endswith(".pt"):
         from .neural import NeuralPolicy  # lazily: only checkpoints need torch
 

@@ -130,6 +130,25 @@ def test_load_policy_by_name():
     assert isinstance(h, HeuristicPolicy) and h.name == "heuristic"
 
 
+def test_shipped_policy_loads_by_name_and_plays_legal_hands():
+    from agents.registry import SHIPPED_CHECKPOINTS
+
+    path = SHIPPED_CHECKPOINTS["blood_battle"]
+    assert path.is_file() and path.stat().st_size <= 5_000_000  # shipped in the repository, small
+    ppo = load_policy("ppo")
+    assert ppo.name == "ppo"
+    env, rng = blood_battle_v0.raw_env(), np.random.default_rng(0)
+    for seed in range(2):
+        env.reset(seed=seed)
+        while not env.game.over:
+            o = env.observe(env.agent_selection)
+            a = ppo.act(o["observation"], o["action_mask"], rng)
+            assert o["action_mask"][a] == 1
+            env.step(a)
+    with pytest.raises(ValueError, match="no trained policy is shipped"):
+        load_policy("ppo", game="no_such_game")
+
+
 def test_load_policy_by_object_and_callable():
     p = RandomPolicy()
     assert load_policy(p) is p
