@@ -13,7 +13,7 @@ It decides only from the seat's observation tensor and action mask (encoder v0 o
 Distance to a win is over all 34 kinds, in *contains* semantics: the fewest tiles to add so
 that the real tiles contain four melds (the declared ones included) and a pair, or seven pairs
 without declared melds, less one per wildcard held (a wildcard fills any gap). It is built from
-memoised per-group cost tables (:func:`mjenv.rules.shapes.group_targets`). Knitted shapes and
+memoised per-group cost tables (:func:`mjenv.rules.shapes.regular_gap`). Knitted shapes and
 the fifth-copy rule of wildcards are ignored: this is a baseline, not a search.
 
 Loaded by name with ``load_policy("heuristic", game="joy_mahjong")`` (``mjenv eval --game
@@ -28,7 +28,7 @@ import numpy as np
 
 from mjenv.actions import JOY_MAHJONG as L
 from mjenv.encoding import JoyMahjongObserver
-from mjenv.rules.shapes import group_targets
+from mjenv.rules.shapes import regular_gap
 
 from .base import BatchByLoop
 
@@ -36,42 +36,12 @@ N_KINDS = 34
 if JoyMahjongObserver.version != 0:  # the planes read below are those of encoder v0
     raise ImportError(f"agents.heuristic_joy decodes encoder v0, not v{JoyMahjongObserver.version}")
 _V = {name: sl.start for name, sl in JoyMahjongObserver.views.items()}
-_GROUPS = ((0, 9, True), (9, 9, True), (18, 9, True), (27, 7, False))
-_INF = 99
-# _MERGES[need]: (a, b, a + b) over indices m*2+p whose melds stay within need, pairs within one.
-_MERGES = tuple(
-    tuple((a, b, a + b) for a in range(10) for b in range(10)
-          if a // 2 + b // 2 <= need and a % 2 + b % 2 <= 1)
-    for need in range(5))
-_COSTS: dict[tuple[int, bytes], tuple[int, ...]] = {}
-
-
-def _group_costs(counts: bytes, size: int, chows: bool) -> tuple[int, ...]:
-    """Fewest tiles to add so the group contains m melds + p pairs, at index m*2+p (memoised)."""
-    key = (size, counts)
-    costs = _COSTS.get(key)
-    if costs is None:
-        missing, starts = group_targets(size, chows)
-        have = np.minimum(np.frombuffer(counts, dtype=np.uint8), 4).astype(np.intp)
-        total = missing[np.arange(size), have].sum(axis=0, dtype=np.int16)
-        costs = _COSTS[key] = tuple(np.minimum.reduceat(total, starts).tolist())
-    return costs
 
 
 def distance(counts: bytes | bytearray, n_melds: int, wilds: int) -> int:
     """Tiles still missing for a win: regular (or seven pairs without melds) in contains
     semantics, less ``wilds``; ``counts``: 34 real counts (wildcards excluded)."""
-    need = 4 - n_melds
-    best = [0] + [_INF] * 9
-    for lo, size, chows in _GROUPS:
-        costs = _group_costs(bytes(counts[lo:lo + size]), size, chows)
-        nxt = [_INF] * 10
-        for a, b, j in _MERGES[need]:
-            v = best[a] + costs[b]
-            if v < nxt[j]:
-                nxt[j] = v
-        best = nxt
-    gap = best[need * 2 + 1]
+    gap = regular_gap(bytes(counts), 4 - n_melds)
     if n_melds == 0:
         pairs = sum(min(c, 4) // 2 for c in counts)
         singles = sum(1 for c in counts if c % 2)

@@ -294,7 +294,12 @@ def _check_size(n: int, n_melds: int) -> int:
 def regular_shanten(counts: Counts, n_melds: int = 0) -> int:
     """Tiles away from ready for four melds + a pair (-1 = complete); exact, no fifth copies."""
     data = _as_bytes(counts)
-    need = _check_size(sum(data), n_melds)
+    return regular_gap(data, _check_size(sum(data), n_melds)) - 1
+
+
+def regular_gap(data: bytes, need: int) -> int:
+    """Fewest tiles to add so that the 34 counts ``data`` contain ``need`` melds and a pair (any
+    tile count: "contains" semantics, e.g. a hand with its wildcards taken out)."""
     # best[m*2+p]: fewest added tiles for m melds and p pairs over the groups seen so far.
     best = [0] + [_INF] * 9
     for lo, size, chows in _GROUPS:
@@ -305,7 +310,7 @@ def regular_shanten(counts: Counts, n_melds: int = 0) -> int:
             if v < nxt[j]:
                 nxt[j] = v
         best = nxt
-    return best[need * 2 + 1] - 1
+    return best[need * 2 + 1]
 
 
 def seven_pairs_shanten(counts: Counts) -> int:
