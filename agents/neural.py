@@ -249,6 +249,8 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("arch", "model") if k not in ckpt]
     if missing:
         raise CheckpointError(f"{path}: checkpoint lacks {missing}")
+    # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
+    ckpt["arch"] = {"game": "blood_battle", **ckpt["arch"]}
     return ckpt
 
 

@@ -509,6 +509,22 @@ def test_resume_from_a_damaged_checkpoint_names_the_file(tmp_path: Path, smoke_r
     assert "checkpoint.pt: not a readable torch checkpoint" in capsys.readouterr().err
 
 
+def test_checkpoint_from_before_joy_mahjong_resumes_and_loads_as_blood_battle(tmp_path: Path,
+                                                                              smoke_run: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text((smoke_run / "config.yaml").read_text())
+    ckpt = torch.load(smoke_run / "checkpoint.pt", weights_only=True)
+    del ckpt["arch"]["game"]  # the arch of checkpoints written before the "game" field existed
+    torch.save(ckpt, run / "checkpoint.pt")
+    assert read_checkpoint(run / "checkpoint.pt")["arch"]["game"] == "blood_battle"
+    assert isinstance(load_policy(run / "checkpoint.pt"), NeuralPolicy)
+    cfg = make_config({**dataclasses.asdict(parse_args(["--resume", str(run)])[0]),
+                       "total_decisions": ckpt["global_step"] + 50, "eval_opponents": []})
+    train(cfg, run)
+    assert read_checkpoint(run / "checkpoint.pt")["global_step"] > ckpt["global_step"]
+
+
 # ---------------------------------------------------------------- resume after a kill
 
 
