@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -58,7 +59,9 @@ def _load_builtin() -> None:
 
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     """A policy from a name (``random``, ``heuristic``, ``ppo`` = the shipped trained policy), a trainer
-    checkpoint path ending ``.pt``, a Policy object, or a callable."""
+    checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), a Policy object, or a callable."""
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
     if isinstance(spec, str) and spec.endswith(".pt"):
         from .neural import NeuralPolicy  # lazily: only checkpoints need torch
 
