@@ -7,6 +7,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from mjenv import blood_battle_v0
 from mjenv.engine.blood_battle import IllegalActionError
+from support import (check_hidden_tiles_do_not_leak, check_illegal_action_changes_nothing,
+                     check_reference_table, check_shared_planes, check_spaces_are_stable, play_until)
 
 PRESETS = ["happy", "qq"]
 
@@ -42,20 +44,7 @@ def test_registry_make():
 
 
 def test_spaces_are_stable_and_mask_is_int8():
-    e = blood_battle_v0.raw_env()
-    e.reset(seed=3)
-    assert e.observation_space("player_0") is e.observation_space("player_0")
-    assert e.action_space("player_1") is e.action_space("player_2")
-    obs = e.observe(e.agent_selection)
-    assert obs["action_mask"].dtype == np.int8
-    assert e.observation_space("player_0").contains(obs)
-    assert obs is not e.observe(e.agent_selection)  # a fresh dict every call
-
-
-def _play_until(e, pred, rng):
-    while not pred(e):
-        mask = e.observe(e.agent_selection)["action_mask"]
-        e.step(int(rng.choice(np.flatnonzero(mask))))
+    check_spaces_are_stable(blood_battle_v0.raw_env())
 
 
 def test_void_choices_hidden_until_all_chose():
@@ -71,43 +60,12 @@ def test_void_choices_hidden_until_all_chose():
 
 
 def test_hidden_tiles_do_not_leak():
-    """Two states differing only in another seat's concealed tiles look the same to a seat."""
-    rng = np.random.default_rng(0)
-    e = blood_battle_v0.raw_env()
-    e.reset(seed=5)
-    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[e.game.dealer]) >= 3, rng)
-    g = e.game
-    me = g.current_player
-    other = (me + 2) % 4
-    twin = g.clone()
-    # Swap one concealed tile of `other` with a different kind deep in the wall.
-    held = next(k for k in range(27) if twin.hands[other][k])
-    pos = next(i for i in range(twin.tail - 1, twin.head + 5, -1) if twin.wall[i] != held)
-    swapped = twin.wall[pos]
-    twin.hands[other][held] -= 1
-    twin.hands[other][swapped] += 1
-    twin.wall[pos] = held
-    assert not np.array_equal(e.observer.state(g), e.observer.state(twin))
-    for seat in range(4):
-        if seat != other:
-            np.testing.assert_array_equal(e.observer.observe(g, seat), e.observer.observe(twin, seat))
-    assert not np.array_equal(e.observer.observe(g, other), e.observer.observe(twin, other))
+    check_hidden_tiles_do_not_leak(blood_battle_v0.raw_env())
 
 
 def test_illegal_action_raises_and_changes_nothing():
-    e = blood_battle_v0.raw_env()
-    e.reset(seed=2)
-    agent = e.agent_selection
-    before_obs = e.observe(agent)
-    before_state = e.state()
-    illegal = int(np.flatnonzero(before_obs["action_mask"] == 0)[0])
-    with pytest.raises(IllegalActionError, match=r"illegal action .*legal: .*void"):
-        e.step(illegal)
-    with pytest.raises(IllegalActionError):
-        e.step(10_000)
-    assert e.agent_selection == agent
-    np.testing.assert_array_equal(e.state(), before_state)
-    np.testing.assert_array_equal(e.observe(agent)["observation"], before_obs["observation"])
+    check_illegal_action_changes_nothing(blood_battle_v0.raw_env(), r"illegal action .*legal: .*void",
+                                         IllegalActionError)
 
 
 @pytest.mark.parametrize("kwargs, field", [
@@ -149,33 +107,22 @@ def test_observation_planes_decode_to_the_game():
     rng = np.random.default_rng(4)
     e = blood_battle_v0.raw_env(room_coefficient=5)
     e.reset(seed=9)
-    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[0]) >= 6, rng)
+    play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[0]) >= 6, rng)
     g, v = e.game, e.observer.views
     seat = g.current_player
     obs = e.observe(e.agent_selection)["observation"]
-    np.testing.assert_array_equal(obs[v["hand"]].sum(axis=0), g.hands[seat][:27])
+    check_shared_planes(e, obs, 108)
     for r in range(4):
         s = (seat + r) % 4
-        np.testing.assert_allclose(obs[v["river"]][r] * 4, np.bincount(g.rivers[s], minlength=27))
-        assert obs[v["recent"]][4 * r, g.rivers[s][-1]] == 1
         np.testing.assert_array_equal(obs[v["void"]][r].nonzero()[0] // 9, [g.void[s]] * 9)
-        assert obs[v["dealer"]][r, 0] == (s == g.dealer)
         assert obs[v["beans"]][r, 5] * e.observer.bean_scale == pytest.approx(g.beans[s])
         assert obs[v["won"]][r, 0] == g.won[s]
     assert obs[v["seat"]][seat].all() and obs[v["seat"]].sum() == 27
     assert obs[v["phase"]][1].all() and obs[v["phase"]].sum() == 27  # turn
-    assert obs[v["wall"]][0, 0] == pytest.approx(g.wall_count / 108)
-    if g.drawn is not None:
-        assert obs[v["drawn"]][0, g.drawn] == 1
 
 
 def test_reference_table_matches_the_spaces():
-    e = blood_battle_v0.raw_env()
-    doc = blood_battle_v0.__doc__
-    obs_shape = e.observation_space("player_0")["observation"].shape
-    assert f"Discrete({e.action_space('player_0').n})" in doc
-    assert f"{obs_shape}, float32" in doc
-    assert f"{e.state_space.shape}, float32" in doc
+    check_reference_table(blood_battle_v0.raw_env(), blood_battle_v0)
 
 
 @pytest.mark.parametrize("preset, options, flags", [

@@ -23,16 +23,13 @@ from mjenv.config import blood_battle_rules
 from mjenv.engine.blood_battle import SUIT_TILES, BloodBattleGame, scripted_wall
 from mjenv.melds import Meld
 from mjenv.rules import beans as bean_rules
+from support import T, burn, legal, pays, play, wall_back
 
 PRESETS = ["happy", "qq"]
 PONG, ZHIGANG, HU, ROB, PASS = L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS
 
 
 # ---------------------------------------------------------------------------- script helpers
-
-
-def T(tile: str) -> int:
-    return tiles.parse_tile(tile)
 
 
 def D(tile: str) -> int:
@@ -56,8 +53,7 @@ def new_game(preset: str, hands: list[str], draws: str = "", tail: str = "", las
     (they sit between the unscripted middle and the tail, so they are drawn when the wall runs
     out). Rules default to N = 1, A = 0. Every decision is asked, forced ones included
     (``auto_forced=False``), so a script spells out each move; see test_forced_moves_are_played_at_once."""
-    back = tail + " " + " ".join(tiles.name(k) for k in reversed(tiles.parse(last)))
-    wall = scripted_wall(hands, draws, back, dealer)
+    wall = scripted_wall(hands, draws, wall_back(tail, last), dealer)
     rules = blood_battle_rules(preset, **{"room_coefficient": 1, "rake": 0, **rules})
     return BloodBattleGame(rules, wall, dealer, auto_forced=False)
 
@@ -67,53 +63,13 @@ def dingque(voids: str = "ssss", dealer: int = 0) -> list[tuple[int, int]]:
     return [((dealer + i) % 4, VOID(voids[(dealer + i) % 4])) for i in range(4)]
 
 
-def _add(a: list[int], b: list[int]) -> list[int]:
-    return [x + y for x, y in zip(a, b)]
-
-
-def play(g: BloodBattleGame, script: list[tuple[int, int]]) -> list[int]:
-    """Play ``(seat, action)`` steps, checking that ``seat`` is the one asked; the summed deltas."""
-    total = [0] * 4
-    for seat, action in script:
-        assert g.current_player == seat, (
-            f"expected seat {seat} to play {L.name(action)}, but seat {g.current_player} is asked "
-            f"(phase {g.phase}, legal {sorted(legal(g))})")
-        total = _add(total, g.apply(action))
-    return total
-
-
-def burn(g: BloodBattleGame, wall: int | None = None) -> list[int]:
-    """Fast-forward: each seat discards the tile it just drew and passes every claim, until the
-    hand is over or (with ``wall``) a seat is to play with ``wall`` tiles left. Hands do not
-    change, so a seat that is not ready stays not ready. Returns the summed deltas."""
-    total = [0] * 4
-    while not g.over and not (wall is not None and g.phase == "turn" and g.wall_count == wall):
-        if g.phase == "turn":
-            assert g.drawn is not None, "burn only runs through plain draws"
-            action = L.DISCARD + g.drawn
-        else:
-            action = PASS
-        total = _add(total, g.apply(action))
-    return total
-
-
-def legal(g: BloodBattleGame) -> set[str]:
-    """The legal actions of the seat asked, by name (``hu``, ``pass``, ``discard 5p`` ...)."""
-    return {L.name(a) for a in g.legal_actions()}
-
-
 def discards(g: BloodBattleGame) -> set[str]:
+    """The legal discards of the seat asked, by name."""
     return {n for n in legal(g) if n.startswith("discard")}
 
 
 def fans(win) -> dict[str, int]:
     return {f.name: f.fan for f in win.score.fans}
-
-
-def pays(g: BloodBattleGame, reason: str) -> list[tuple[int, int, int]]:
-    """(payer, payee, beans) of the pay events with ``reason``, sorted."""
-    return sorted((e["from"], e["to"], e["beans"]) for e in g.events
-                  if e["type"] == "pay" and e["reason"] == reason)
 
 
 # ---------------------------------------------------------------------------- 1. kong payments (S5)

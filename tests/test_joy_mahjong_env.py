@@ -7,6 +7,8 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from mjenv import joy_mahjong_v0, tiles
 from mjenv.engine.joy_mahjong import IllegalActionError, JOY_TILES
+from support import (check_hidden_tiles_do_not_leak, check_illegal_action_changes_nothing,
+                     check_reference_table, check_shared_planes, check_spaces_are_stable, play_aec, play_until)
 
 ROOMS = ["popular", "eight_fan", "no_fan"]
 
@@ -39,44 +41,11 @@ def test_registry_make():
 
 
 def test_spaces_are_stable_and_mask_is_int8():
-    e = joy_mahjong_v0.raw_env()
-    e.reset(seed=3)
-    assert e.observation_space("player_0") is e.observation_space("player_0")
-    assert e.action_space("player_1") is e.action_space("player_2")
-    obs = e.observe(e.agent_selection)
-    assert obs["action_mask"].dtype == np.int8
-    assert e.observation_space("player_0").contains(obs)
-    assert obs is not e.observe(e.agent_selection)
-    assert e.state_space.contains(e.state())
-
-
-def _play_until(e, pred, rng):
-    while not pred(e):
-        mask = e.observe(e.agent_selection)["action_mask"]
-        e.step(int(rng.choice(np.flatnonzero(mask))))
+    check_spaces_are_stable(joy_mahjong_v0.raw_env())
 
 
 def test_hidden_tiles_do_not_leak():
-    """Two states differing only in another seat's concealed tiles look the same to a seat."""
-    rng = np.random.default_rng(0)
-    e = joy_mahjong_v0.raw_env()
-    e.reset(seed=5)
-    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[e.game.dealer]) >= 3, rng)
-    g = e.game
-    me = g.current_player
-    other = (me + 2) % 4
-    twin = g.clone()
-    held = next(k for k in range(34) if twin.hands[other][k])
-    pos = next(i for i in range(twin.tail - 1, twin.head + 5, -1) if twin.wall[i] not in (held, *range(34, 42)))
-    swapped = twin.wall[pos]
-    twin.hands[other][held] -= 1
-    twin.hands[other][swapped] += 1
-    twin.wall[pos] = held
-    assert not np.array_equal(e.observer.state(g), e.observer.state(twin))
-    for seat in range(4):
-        if seat != other:
-            np.testing.assert_array_equal(e.observer.observe(g, seat), e.observer.observe(twin, seat))
-    assert not np.array_equal(e.observer.observe(g, other), e.observer.observe(twin, other))
+    check_hidden_tiles_do_not_leak(joy_mahjong_v0.raw_env())
 
 
 def test_concealed_kong_kind_is_hidden():
@@ -96,23 +65,8 @@ def test_concealed_kong_kind_is_hidden():
 
 
 def test_illegal_action_raises_and_changes_nothing():
-    e = joy_mahjong_v0.raw_env()
-    e.reset(seed=2)
-    agent = e.agent_selection
-    before_obs = e.observe(agent)
-    before_state = e.state()
-    events = len(e.game.events)
-    illegal = int(np.flatnonzero(before_obs["action_mask"] == 0)[-1])
-    with pytest.raises(IllegalActionError, match=r"illegal action .*legal: .*discard"):
-        e.step(illegal)
-    with pytest.raises(IllegalActionError, match="legal"):
-        e.step(10_000)
-    with pytest.raises(IllegalActionError, match="must act"):
-        e.step(None)
-    assert e.agent_selection == agent and len(e.game.events) == events
-    np.testing.assert_array_equal(e.state(), before_state)
-    np.testing.assert_array_equal(e.observe(agent)["observation"], before_obs["observation"])
-    np.testing.assert_array_equal(e.observe(agent)["action_mask"], before_obs["action_mask"])
+    check_illegal_action_changes_nothing(joy_mahjong_v0.raw_env(), r"illegal action .*legal: .*discard",
+                                         IllegalActionError)
 
 
 @pytest.mark.parametrize("kwargs, field", [
@@ -161,39 +115,28 @@ def test_action_names():
 
 
 def test_reference_table_matches_the_spaces():
-    e = joy_mahjong_v0.raw_env()
-    doc = joy_mahjong_v0.__doc__
-    obs_shape = e.observation_space("player_0")["observation"].shape
-    assert f"Discrete({e.action_space('player_0').n})" in doc
-    assert f"{obs_shape}, float32" in doc
-    assert f"{e.state_space.shape}, float32" in doc
+    check_reference_table(joy_mahjong_v0.raw_env(), joy_mahjong_v0)
 
 
 def test_observation_planes_decode_to_the_game():
     rng = np.random.default_rng(4)
     e = joy_mahjong_v0.raw_env(room_coefficient=5)
     e.reset(seed=9)
-    _play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[e.game.dealer]) >= 6, rng)
+    play_until(e, lambda e: e.game.phase == "turn" and len(e.game.rivers[e.game.dealer]) >= 6, rng)
     g, v = e.game, e.observer.views
     seat = g.current_player
     obs = e.observe(e.agent_selection)["observation"]
-    np.testing.assert_array_equal(obs[v["hand"]].sum(axis=0), g.hands[seat])
+    check_shared_planes(e, obs, 144)
     assert obs[v["wild"]][0].argmax() == g.wild and obs[v["wild"]].sum() == 1
     assert obs[v["indicator"]][0].argmax() == g.indicator
     for r in range(4):
         s = (seat + r) % 4
-        np.testing.assert_allclose(obs[v["river"]][r] * 4, np.bincount(g.rivers[s], minlength=34))
-        assert obs[v["recent"]][4 * r, g.rivers[s][-1]] == 1
         assert obs[v["flowers"]][r, 0] * 8 == len(g.flowers[s])
-        assert obs[v["dealer"]][r, 0] == (s == g.dealer)
         assert obs[v["chow"]][r].sum() == sum(m.kind == "chow" for m in g.melds[s])
     assert obs[v["seat_wind"]][g.seat_winds[seat]].all() and obs[v["seat_wind"]].sum() == 34
     assert obs[v["prevailing"]][g.prevailing_wind].all() and obs[v["prevailing"]].sum() == 34
     assert obs[v["phase"]][0].all() and obs[v["phase"]].sum() == 34
-    assert obs[v["wall"]][0, 0] == pytest.approx(g.wall_count / 144)
     assert obs[v["rules"], 0].tolist() == [1, 0, 0, 0]
-    if g.drawn is not None:
-        assert obs[v["drawn"]][0, g.drawn] == 1
 
 
 def test_state_holds_the_wall_with_its_flowers():
@@ -242,19 +185,15 @@ def test_match_passes_the_deal_and_advances_the_wind():
     e = joy_mahjong_v0.env(match_hands=16, rake=3)
     e.reset(seed=21)
     raw = e.unwrapped
-    rng = np.random.default_rng(0)
-    hands, totals = [], {a: 0 for a in e.possible_agents}
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        totals[agent] += reward
-        if term or trunc:
-            assert info["beans"] == totals[agent]
-            e.step(None)
-            continue
+    hands = []
+
+    def note_hand(e):
+        """Remember each new hand of the match with its dealer and wind."""
         g = raw.game
         if not hands or hands[-1][0] is not g:
             hands.append((g, g.dealer, g.prevailing_wind))
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+    totals = play_aec(e, np.random.default_rng(0), on_turn=note_hand)
     assert len(hands) == 16
     first = hands[0][1]
     for i, (g, dealer, wind) in enumerate(hands):

@@ -4,22 +4,13 @@ The default run plays 2,000 games on the engine over the three rooms (plus a few
 the env); ``-m slow`` plays 20,000.
 """
 
-import numpy as np
 import pytest
 
 from mjenv import joy_mahjong_v0
 from mjenv.actions import JOY_MAHJONG as L
 from mjenv.config import joy_mahjong_rules
-from mjenv.engine.joy_mahjong import N_SEATS, new_game
-from mjenv.rules.shapes import shanten
-
-
-def _tile_total(g) -> int:
-    """Tiles in the wall, hands, melds, rivers, won piles, flowers and the indicator."""
-    return (g.wall_count + sum(map(sum, g.hands))
-            + sum(len(m.kinds()) for ms in g.melds for m in ms)
-            + sum(map(len, g.rivers)) + sum(map(len, g.won_tiles))
-            + sum(map(len, g.flowers)) + 1 + len(g.indicator_flowers))
+from mjenv.engine.joy_mahjong import new_game
+from support import best_discard, check_rewards_sum_to_beans, play_random_game
 
 
 def _pick(g, legal: list[int], rng) -> int:
@@ -37,40 +28,21 @@ def _pick(g, legal: list[int], rng) -> int:
         return int(rng.choice(calls))
     discards = [a for a in legal if a < L.KONG]
     if discards and rng.random() < 0.85:
-        hand = g.hands[g.current_player]
-        n_melds = len(g.melds[g.current_player])
-
-        def after(a):
-            hand[a] -= 1
-            v = shanten(hand, n_melds)
-            hand[a] += 1
-            return v
-        return min(discards, key=after)
+        return best_discard(g, discards)
     return int(rng.choice(legal))
+
+
+def _check_claim(g, legal: list[int]) -> None:
+    """A claim window never offers the wildcard, and 吃 only to the discarder's right."""
+    if g.phase == "claim":
+        assert g.claim_tile != g.wild  # a discarded wildcard is never claimed (J2)
+        if any(L.CHOW <= a < L.CHOW + 3 for a in legal):
+            assert g.current_player == (g.claim_from + 1) % 4  # 吃 only from the left (J3)
 
 
 def _random_game(rules, seed: int):
     """Play one hand with _pick; check the invariants at every step."""
-    g = new_game(rules, seed)
-    rng = np.random.default_rng(seed + 1)
-    totals = [0] * N_SEATS
-    steps = 0
-    while not g.over:
-        assert _tile_total(g) == 144
-        assert 0 <= g.current_player < N_SEATS
-        legal = g.legal_actions()
-        assert len(legal) >= 2, f"seat {g.current_player} in phase {g.phase}: {legal} (a seat with one choice is not asked)"
-        if g.phase == "claim":
-            assert g.claim_tile != g.wild  # a discarded wildcard is never claimed (J2)
-            if any(L.CHOW <= a < L.CHOW + 3 for a in legal):
-                assert g.current_player == (g.claim_from + 1) % 4  # 吃 only from the left (J3)
-        delta = g.apply(_pick(g, legal, rng))
-        totals = [t + d for t, d in zip(totals, delta)]
-        steps += 1
-        assert steps < 1000
-    assert _tile_total(g) == 144
-    assert totals == g.beans
-    assert sum(g.beans) == -4 * rules.rake
+    g = play_random_game(new_game, rules, seed, 144, _pick, _check_claim)
     assert len(g.wins) <= 1  # one hand ends at the first win (J10)
     for ms in g.melds:
         assert all(g.wild not in m.kinds() for m in ms)  # wildcards never in a meld (J2)
@@ -120,20 +92,5 @@ def test_same_seed_same_game():
 def test_env_rewards_sum_to_beans(room):
     """Through the env: each agent's rewards sum to its bean total; totals sum to -4A."""
     rake = 11
-    for seed in range(150):
-        e = joy_mahjong_v0.env(room=room, room_coefficient=2, rake=rake)
-        e.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        got = {a: 0 for a in e.possible_agents}
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, info = e.last()
-            got[agent] += reward
-            if term or trunc:
-                assert info["beans"] == got[agent]
-                e.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            assert len(legal) >= 1
-            e.step(int(L.HU if L.HU in legal else rng.choice(legal)))
-        assert sum(got.values()) == -4 * rake
-        assert list(got.values()) == e.unwrapped.game.beans
+    check_rewards_sum_to_beans(lambda: joy_mahjong_v0.env(room=room, room_coefficient=2, rake=rake), 150, rake,
+                               choose=lambda legal, rng: L.HU if L.HU in legal else rng.choice(legal))

@@ -22,16 +22,13 @@ from mjenv.actions import JOY_MAHJONG as L
 from mjenv.config import joy_mahjong_rules
 from mjenv.engine.joy_mahjong import JOY_TILES, JoyMahjongGame, scripted_wall
 from mjenv.melds import Meld
+from support import T, burn, legal, pays, play, tile_total, wall_back
 
 JUNK = "159m159pESWNCFP"
 PLAIN = "2345678m234789p"  # four seats can hold it: no honours, no 1m 9m 5p 6p 1s 9s
 WAIT36 = "123m45m789p234s55s"
 PONG, ZHIGANG, HU, ROB, PASS = L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS
 CHOW_LOW, CHOW_MID, CHOW_HIGH = L.CHOW, L.CHOW + 1, L.CHOW + 2
-
-
-def T(tile: str) -> int:
-    return tiles.parse_tile(tile)
 
 
 def D(tile: str) -> int:
@@ -49,42 +46,9 @@ def new_game(hands: list[str], draws: str = "", tail: str = "", last: str = "", 
     """A hand on a scripted wall. ``draws``: head draws (the dealer's 14th, the indicator, then
     play); ``tail``: replacements in order; ``last``: the final head draws of the wall, in order.
     Rules default to the popular room with N = 1, A = 0."""
-    back = tail + " " + " ".join(tiles.name(k) for k in reversed(tiles.parse(last)))
-    wall = scripted_wall(hands, draws, back, dealer)
+    wall = scripted_wall(hands, draws, wall_back(tail, last), dealer)
     rules = joy_mahjong_rules(**{"room_coefficient": 1, "rake": 0, **rules})
     return JoyMahjongGame(rules, wall, dealer, prevailing)
-
-
-def legal(g: JoyMahjongGame) -> set[str]:
-    """The legal actions of the seat asked, by name."""
-    return {L.name(a) for a in g.legal_actions()}
-
-
-def play(g: JoyMahjongGame, script: list[tuple[int, int]]) -> list[int]:
-    """Play ``(seat, action)`` steps, checking that ``seat`` is the one asked; the summed deltas."""
-    total = [0] * 4
-    for seat, action in script:
-        assert g.current_player == seat, (
-            f"expected seat {seat} to play {L.name(action)}, but seat {g.current_player} is asked "
-            f"(phase {g.phase}, legal {sorted(legal(g))})")
-        total = [t + d for t, d in zip(total, g.apply(action))]
-    return total
-
-
-def burn(g: JoyMahjongGame, wall: int | None = None) -> list[int]:
-    """Each seat discards the tile it just drew and passes every claim, until the hand is over
-    or (with ``wall``) a seat is to play with ``wall`` tiles left. Returns the summed deltas."""
-    total = [0] * 4
-    while not g.over and not (wall is not None and g.phase == "turn" and g.wall_count == wall):
-        action = L.DISCARD + g.drawn if g.phase == "turn" else PASS
-        total = [t + d for t, d in zip(total, g.apply(action))]
-    return total
-
-
-def pays(g: JoyMahjongGame) -> list[tuple[int, int, int]]:
-    """(payer, payee, beans) of the win payments, sorted."""
-    return sorted((e["from"], e["to"], e["beans"]) for e in g.events
-                  if e["type"] == "pay" and e["reason"] == "win")
 
 
 def event(g: JoyMahjongGame, kind: str) -> dict:
@@ -94,12 +58,6 @@ def event(g: JoyMahjongGame, kind: str) -> dict:
 
 def fan_names(g: JoyMahjongGame) -> set[str]:
     return {name for name, _ in event(g, "hora")["fans"]}
-
-
-def tile_total(g: JoyMahjongGame) -> int:
-    return (g.wall_count + sum(map(sum, g.hands)) + sum(len(m.kinds()) for ms in g.melds for m in ms)
-            + sum(map(len, g.rivers)) + sum(map(len, g.won_tiles)) + sum(map(len, g.flowers))
-            + 1 + len(g.indicator_flowers))
 
 
 # ---------------------------------------------------------------------------- 1. flowers (J1)

@@ -6,41 +6,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import mjenv
 from mjenv import blood_battle_v0, cli, tiles
-from mjenv.config import as_dict
 from mjenv.engine.blood_battle import scripted_wall, seeded_wall
 from mjenv.replay import LogFormatError, ReplayMismatch, read_log, verify_log
+from support import (action_lines, check_no_log_without_log_path, check_scripted_wall_replay, cli_replay,
+                     drop_line, edit_line, expect_log_error, finish_hand, header, line_indices, play_episode,
+                     read_records, round_trip, write_log)
 
 L = blood_battle_v0.LAYOUT
-EAGER = (L.HU, L.ROB_KONG, L.DIRECT_KONG)
-
-
-def _pick(mask: np.ndarray, rng: np.random.Generator, eager: bool) -> int:
-    """A random legal action; ``eager`` takes 胡/抢杠/杠 when legal so wins and kongs happen."""
-    legal = np.flatnonzero(mask)
-    if eager:
-        for a in EAGER:
-            if mask[a]:
-                return a
-        kongs = legal[(legal >= L.KONG) & (legal < 2 * L.KONG)]
-        if kongs.size:
-            return int(kongs[0])
-    return int(legal[rng.integers(legal.size)])
-
-
-def play_episode(e, seed: int, eager: bool = False, options: dict | None = None) -> tuple[list[int], int]:
-    """Play one episode of a raw env; return each seat's summed rewards and the number of steps."""
-    e.reset(seed=seed, options=options)
-    rng = np.random.default_rng(seed + 1)
-    totals, steps = [0] * 4, 0
-    while not all(e.terminations.values()):
-        # The engine's mask is the env's mask; skipping observe() keeps 500 games fast.
-        e.step(_pick(e.game.legal_mask(), rng, eager))
-        steps += 1
-        for i, a in enumerate(e.possible_agents):
-            totals[i] += e.rewards[a]
-    return totals, steps
 
 
 CONFIGS = [
@@ -55,31 +28,8 @@ CONFIGS = [
 def test_round_trip_500_games(tmp_path):
     """500 episodes over both presets, modes and rule overrides: every log verifies, and each
     hand's logged bean table adds up to the rewards the env paid."""
-    kinds, reasons = Counter(), Counter()
-    games = 0
-    for c, config in enumerate(CONFIGS):
-        path = tmp_path / f"config{c}.jsonl"
-        e = blood_battle_v0.raw_env(log_path=str(path), **config)
-        paid, steps = [0] * 4, 0
-        for i in range(100):
-            totals, n = play_episode(e, seed=1000 * c + 7 * i, eager=i % 2 == 1)
-            paid = [p + t for p, t in zip(paid, totals)]
-            steps += n
-            games += 1
-
-        def count(ll, game):
-            """Tally the verified lines by type and pay reason."""
-            kinds[ll.record["type"]] += 1
-            if ll.record["type"] == "pay":
-                reasons[ll.record["reason"]] += 1
-            if ll.record.get("replacement"):
-                kinds["replacement draw"] += 1
-
-        result = verify_log(path, on_line=count)
-        m = config.get("match_hands", 1)
-        assert [h.hand_index for h in result.hands] == [k % m for k in range(100 * m)]
-        assert result.beans == paid
-        assert sum(h.actions for h in result.hands) == steps
+    kinds, reasons, games = round_trip(tmp_path, blood_battle_v0.raw_env, "blood_battle", CONFIGS, 100,
+                                       eager=lambda i: i % 2 == 1)
     assert games == 500
     # The run exercises every line type and every kind of settlement the logs can hold.
     assert set(kinds) == {"start_hand", "tsumo", "replacement draw", "action", "dingque", "dingque_reveal",
@@ -93,16 +43,12 @@ def test_log_header_and_action_lines(tmp_path):
     path = tmp_path / "g.jsonl"
     e = blood_battle_v0.raw_env(preset="qq", mode="classic", match_hands=3, cap_fan=7, log_path=path)
     _, steps = play_episode(e, seed=42)
-    lines = [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]
+    lines = read_records(path)
     headers = [r for r in lines if r["type"] == "header"]
     assert [h["hand_index"] for h in headers] == [0, 1, 2]
-    assert headers[0] == {"type": "header", "game": "blood_battle", "preset": "qq", "options": as_dict(e.rules),
-                          "seed": 42, "hand_index": 0, "env_version": "blood_battle_v0",
-                          "mjenv_version": mjenv.__version__}
+    assert headers[0] == header(e, "blood_battle", "qq", seed=42)
     assert headers[0]["options"]["cap_fan"] == 7 and headers[0]["options"]["mode"] == "classic"
-    actions = [r for r in lines if r["type"] == "action"]
-    assert len(actions) == steps
-    assert all(r["name"] == e.action_name(r["action"]) for r in actions)
+    actions = action_lines(e, lines, steps)
     assert sum(r["action"] == L.PASS for r in actions) > 0  # passes are logged too
     # Each hand: header, start_hand, the dealer's 14th tile, then the first 定缺 decision.
     first = lines.index(headers[1])
@@ -111,11 +57,7 @@ def test_log_header_and_action_lines(tmp_path):
 
 
 def test_no_log_without_log_path(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    e = blood_battle_v0.raw_env()
-    play_episode(e, seed=1)
-    assert e._log_actions is None  # nothing recorded on the hot path
-    assert list(tmp_path.iterdir()) == []
+    check_no_log_without_log_path(blood_battle_v0.raw_env, tmp_path, monkeypatch)
 
 
 def test_unfinished_hand_is_not_logged_and_logs_append(tmp_path):
@@ -133,13 +75,7 @@ def test_unfinished_hand_is_not_logged_and_logs_append(tmp_path):
 
 
 def test_scripted_wall_replays_from_start_hand(tmp_path):
-    path = tmp_path / "g.jsonl"
-    wall = list(reversed(seeded_wall(9)[0]))  # not the wall of seed 5
-    e = blood_battle_v0.raw_env(log_path=path)
-    play_episode(e, seed=5, options={"wall": wall, "dealer": 2})
-    hand = read_log(path)[0]
-    assert hand.lines[0].record == {"type": "start_hand", "dealer": 2, "wall": wall}
-    assert verify_log(path).hands[0].dealer == 2
+    check_scripted_wall_replay(tmp_path, blood_battle_v0.raw_env, seeded_wall, dealer=2)
 
 
 def _scripted(tmp_path, hands, draws, tail, script):
@@ -150,11 +86,9 @@ def _scripted(tmp_path, hands, draws, tail, script):
     for seat, action in [(s, L.VOID + 2) for s in range(4)] + script:  # everyone voids 条
         assert e.game.current_player == seat
         e.step(action)
-    rng = np.random.default_rng(0)
-    while not all(e.terminations.values()):
-        e.step(_pick(e.game.legal_mask(), rng, eager=False))
+    finish_hand(e, np.random.default_rng(0))
     verify_log(path)
-    return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]
+    return read_records(path)
 
 
 def D(tile: str) -> int:
@@ -210,24 +144,8 @@ def log_lines(tmp_path_factory) -> list[str]:
     return lines
 
 
-def _write(tmp_path, lines: list[str]):
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(lines), encoding="utf-8")
-    return path
-
-
-def _edit(lines: list[str], kind: str, change, nth: int = 0) -> tuple[list[str], int]:
-    """Apply ``change`` to the nth line of ``kind``; return the new lines and its 1-based number."""
-    idx = [i for i, t in enumerate(lines) if json.loads(t)["type"] == kind][nth]
-    rec = json.loads(lines[idx])
-    change(rec)
-    out = list(lines)
-    out[idx] = json.dumps(rec, ensure_ascii=False) + "\n"
-    return out, idx + 1
-
-
 def test_untampered_log_verifies(tmp_path, log_lines):
-    result = verify_log(_write(tmp_path, log_lines))
+    result = verify_log(write_log(tmp_path, log_lines))
     assert len(result.hands) == 2
     assert result.hands[1].end_line == len(log_lines)
     assert "OK, 2 hand(s) verified" in result.summary()
@@ -236,28 +154,22 @@ def test_untampered_log_verifies(tmp_path, log_lines):
 def test_changed_discard_tile_is_caught(tmp_path, log_lines):
     def other_tile(r):
         r["pai"] = "2m" if r["pai"] != "2m" else "3m"
-    lines, n = _edit(log_lines, "dahai", other_tile, nth=5)
-    with pytest.raises(ReplayMismatch, match="pai") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "dahai", other_tile, nth=5)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "pai", check=verify_log)
 
 
 def test_changed_pay_amount_is_caught(tmp_path, log_lines):
     def more(r):
         r["beans"] += 1
-    lines, n = _edit(log_lines, "pay", more)
-    with pytest.raises(ReplayMismatch, match="beans") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "pay", more)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "beans", check=verify_log)
 
 
 def test_changed_final_bean_table_is_caught(tmp_path, log_lines):
     def swap(r):
         r["beans"] = r["beans"][::-1] if r["beans"] != r["beans"][::-1] else [1, -1, 0, 0]
-    lines, n = _edit(log_lines, "end_hand", swap, nth=1)
-    with pytest.raises(ReplayMismatch, match="beans") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "end_hand", swap, nth=1)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "beans", check=verify_log)
 
 
 @pytest.mark.parametrize("kind, nth, message", [
@@ -266,42 +178,32 @@ def test_changed_final_bean_table_is_caught(tmp_path, log_lines):
     ("pay", 0, "differs"),
 ])
 def test_deleted_line_is_caught_at_its_place(tmp_path, log_lines, kind, nth, message):
-    idx = [i for i, t in enumerate(log_lines) if json.loads(t)["type"] == kind][nth]
-    lines = log_lines[:idx] + log_lines[idx + 1:]
-    with pytest.raises(ReplayMismatch, match=message) as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == idx + 1
+    lines, n = drop_line(log_lines, kind, nth)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, message, check=verify_log)
 
 
 def test_changed_action_is_caught(tmp_path, log_lines):
     def void_other(r):  # a different, legal 定缺: later lines then disagree
         r["action"] = L.VOID + (r["action"] - L.VOID + 1) % 3
         r["name"] = L.name(r["action"])
-    lines, n = _edit(log_lines, "action", void_other)
-    with pytest.raises(ReplayMismatch, match="suit") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n + 1  # the dingque event right after it
+    lines, n = edit_line(log_lines, "action", void_other)
+    # Caught at the dingque event right after it.
+    expect_log_error(tmp_path, lines, n + 1, ReplayMismatch, "suit", check=verify_log)
 
     def rename(r):
         r["name"] = "hu"
-    lines, n = _edit(log_lines, "action", rename, nth=3)
-    with pytest.raises(ReplayMismatch, match="named 'hu'") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "action", rename, nth=3)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "named 'hu'", check=verify_log)
 
     def wrong_seat(r):
         r["actor"] = (r["actor"] + 1) % 4
-    lines, n = _edit(log_lines, "action", wrong_seat, nth=6)
-    with pytest.raises(ReplayMismatch, match="is to act") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "action", wrong_seat, nth=6)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "is to act", check=verify_log)
 
     def illegal(r):
         r["action"], r["name"] = L.ROB_KONG, L.name(L.ROB_KONG)
-    lines, n = _edit(log_lines, "action", illegal, nth=8)
-    with pytest.raises(ReplayMismatch, match="illegal in the re-simulation") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "action", illegal, nth=8)
+    expect_log_error(tmp_path, lines, n, ReplayMismatch, "illegal in the re-simulation", check=verify_log)
 
 
 # ---------------------------------------------------------------- malformed and truncated
@@ -310,54 +212,36 @@ def test_changed_action_is_caught(tmp_path, log_lines):
 def test_bad_json_names_the_line(tmp_path, log_lines):
     lines = list(log_lines)
     lines[4] = lines[4][:-3] + "\n"
-    with pytest.raises(LogFormatError, match="bad JSON") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == 5
+    expect_log_error(tmp_path, lines, 5, LogFormatError, "bad JSON")
 
 
 def test_missing_header(tmp_path, log_lines):
-    with pytest.raises(LogFormatError, match="expected a header line") as err:
-        read_log(_write(tmp_path, log_lines[1:]))
-    assert err.value.line == 1
+    expect_log_error(tmp_path, log_lines[1:], 1, LogFormatError, "expected a header line")
 
 
 def test_empty_log(tmp_path):
-    with pytest.raises(LogFormatError, match="no hand") as err:
-        read_log(_write(tmp_path, []))
-    assert err.value.line == 1
+    expect_log_error(tmp_path, [], 1, LogFormatError, "no hand")
 
 
 def test_unknown_event_type(tmp_path, log_lines):
     lines = list(log_lines)
     lines[6] = json.dumps({"type": "chi", "actor": 0}) + "\n"
-    with pytest.raises(LogFormatError, match="unknown line type 'chi'") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == 7
+    expect_log_error(tmp_path, lines, 7, LogFormatError, "unknown line type 'chi'")
 
 
 def test_hand_cut_before_end_hand(tmp_path, log_lines):
-    end = next(i for i, t in enumerate(log_lines) if json.loads(t)["type"] == "end_hand")
-    with pytest.raises(LogFormatError, match="before end_hand") as err:
-        read_log(_write(tmp_path, log_lines[:end]))
-    assert err.value.line == end
+    end = line_indices(log_lines, "end_hand")[0]
+    expect_log_error(tmp_path, log_lines[:end], end, LogFormatError, "before end_hand")
     cut = "".join(log_lines[:end])[:-25]  # mid-line, as a crashed writer leaves it
-    path = tmp_path / "cut.jsonl"
-    path.write_text(cut, encoding="utf-8")
-    with pytest.raises(LogFormatError, match="bad JSON") as err:
-        read_log(path)
-    assert err.value.line == end
+    expect_log_error(tmp_path, [cut], end, LogFormatError, "bad JSON")
     # A truncated hand followed by a whole one: the second header is where it breaks.
-    with pytest.raises(LogFormatError, match="truncated hand") as err:
-        read_log(_write(tmp_path, log_lines[:end] + log_lines))
-    assert err.value.line == end + 1
+    expect_log_error(tmp_path, log_lines[:end] + log_lines, end + 1, LogFormatError, "truncated hand")
 
 
 def test_line_after_end_hand_must_be_a_header(tmp_path, log_lines):
-    end = next(i for i, t in enumerate(log_lines) if json.loads(t)["type"] == "end_hand")
+    end = line_indices(log_lines, "end_hand")[0]
     lines = log_lines[:end + 1] + [log_lines[end]] + log_lines[end + 1:]
-    with pytest.raises(LogFormatError, match="expected a header line, got 'end_hand'") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == end + 2
+    expect_log_error(tmp_path, lines, end + 2, LogFormatError, "expected a header line, got 'end_hand'")
 
 
 @pytest.mark.parametrize("kind, field, value, message", [
@@ -374,38 +258,26 @@ def test_line_after_end_hand_must_be_a_header(tmp_path, log_lines):
 def test_wrong_field_types_name_the_line(tmp_path, log_lines, kind, field, value, message):
     def put(r):
         r[field] = value
-    lines, n = _edit(log_lines, kind, put)
-    with pytest.raises(LogFormatError, match=message) as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, kind, put)
+    expect_log_error(tmp_path, lines, n, LogFormatError, message)
 
 
 def test_missing_field(tmp_path, log_lines):
-    lines, n = _edit(log_lines, "hora", lambda r: r.pop("X"))
-    with pytest.raises(LogFormatError, match="missing field 'X'") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "hora", lambda r: r.pop("X"))
+    expect_log_error(tmp_path, lines, n, LogFormatError, "missing field 'X'")
 
 
 def test_bad_header_options_and_wall(tmp_path, log_lines):
     def bad_cap(r):
         r["options"]["cap_fan"] = "6"
-    lines, n = _edit(log_lines, "header", bad_cap, nth=1)
-    with pytest.raises(LogFormatError, match="cap_fan") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
-    lines, n = _edit(log_lines, "header", lambda r: r["options"].pop("rake"))
-    with pytest.raises(LogFormatError, match=r"missing \['rake'\]") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == n
-    lines, n = _edit(log_lines, "header", lambda r: r.update(game="joy_mahjong"))
-    with pytest.raises(LogFormatError, match="joy_mahjong") as err:
-        read_log(_write(tmp_path, lines))
-    assert err.value.line == n
-    lines, n = _edit(log_lines, "start_hand", lambda r: r["wall"].pop())
-    with pytest.raises(LogFormatError, match="start_hand: a blood-battle wall") as err:
-        verify_log(_write(tmp_path, lines))
-    assert err.value.line == n
+    lines, n = edit_line(log_lines, "header", bad_cap, nth=1)
+    expect_log_error(tmp_path, lines, n, LogFormatError, "cap_fan", check=verify_log)
+    lines, n = edit_line(log_lines, "header", lambda r: r["options"].pop("rake"))
+    expect_log_error(tmp_path, lines, n, LogFormatError, r"missing \['rake'\]")
+    lines, n = edit_line(log_lines, "header", lambda r: r.update(game="joy_mahjong"))
+    expect_log_error(tmp_path, lines, n, LogFormatError, "joy_mahjong")
+    lines, n = edit_line(log_lines, "start_hand", lambda r: r["wall"].pop())
+    expect_log_error(tmp_path, lines, n, LogFormatError, "start_hand: a blood-battle wall", check=verify_log)
 
 
 def test_not_utf8_names_the_line(tmp_path, log_lines):
@@ -420,29 +292,23 @@ def test_not_utf8_names_the_line(tmp_path, log_lines):
 
 
 def test_cli_exit_codes(tmp_path, log_lines, capsys):
-    good = _write(tmp_path, log_lines)
-    assert cli.main(["replay", str(good)]) == 0
-    out = capsys.readouterr().out
-    assert "OK, 2 hand(s) verified" in out
+    code, out, _ = cli_replay(tmp_path, capsys, log_lines)
+    assert code == 0 and "OK, 2 hand(s) verified" in out
 
-    lines, n = _edit(log_lines, "pay", lambda r: r.update(points=r["points"] + 6))
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text("".join(lines), encoding="utf-8")
-    assert cli.main(["replay", str(bad)]) == 1
-    assert f"mismatch at line {n}: pay differs: points" in capsys.readouterr().err
+    lines, n = edit_line(log_lines, "pay", lambda r: r.update(points=r["points"] + 6))
+    code, _, err = cli_replay(tmp_path, capsys, lines, name="bad.jsonl")
+    assert code == 1 and f"mismatch at line {n}: pay differs: points" in err
 
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text("".join(log_lines[:7]) + "{not json\n", encoding="utf-8")
-    assert cli.main(["replay", str(broken)]) == 2
-    assert "malformed log at line 8: bad JSON" in capsys.readouterr().err
+    code, _, err = cli_replay(tmp_path, capsys, log_lines[:7] + ["{not json\n"], name="broken.jsonl")
+    assert code == 2 and "malformed log at line 8: bad JSON" in err
 
     assert cli.main(["replay", str(tmp_path / "missing.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
 
 
 def test_cli_render(tmp_path, log_lines, capsys):
-    assert cli.main(["replay", "--render", str(_write(tmp_path, log_lines))]) == 0
-    out = capsys.readouterr().out
+    code, out, _ = cli_replay(tmp_path, capsys, log_lines, "--render")
+    assert code == 0
     assert "new hand, dealer player_" in out
     assert " 打 " in out and "-> 过" in out and " 胡 " in out
     assert out.count("phase over") == 2  # the whole table at the end of each hand
