@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine.blood_battle import N_SEATS, BloodBattleGame
+from .engine.core import GameCore
 
 if TYPE_CHECKING:  # the blood battle need not import the Joy rules
     from .engine.joy_mahjong import JoyMahjongGame
@@ -156,38 +157,48 @@ class BloodBattleObserver:
     def state(self, g: BloodBattleGame) -> np.ndarray:
         """Perfect information: every hand, the chosen voids, the wall order (absolute seats)."""
         v, w = self.state_views, self.width
-        out = np.zeros((self.state_planes, w), dtype=np.float32)
+        out = _shared_state_planes(g, v, self.state_planes, w, self.bean_scale, _PHASES)
         for s in range(N_SEATS):
-            out[v["hands"].start + 4 * s : v["hands"].start + 4 * s + 4] = (
-                np.frombuffer(g.hands[s], np.uint8, w) > _THRESH
-            )
-            for m in g.melds[s]:
-                name = "ankan" if m.kind == "ankan" else ("pong" if m.kind == "pong" else "kong")
-                out[v[name].start + s, m.tile] = 1
-            river = g.rivers[s]
-            if river:
-                out[v["river"].start + s] = np.bincount(river, minlength=w)[:w] / 4
-                base = v["recent"].start + RECENT * s
-                for i, k in enumerate(reversed(river[-RECENT:])):
-                    out[base + i, k] = 1
             if g.void[s] >= 0:
                 out[v["void"].start + s, 9 * g.void[s] : 9 * g.void[s] + 9] = 1
             out[v["won"].start + s] = g.won[s]
-            out[v["dealer"].start + s] = s == g.dealer
-            out[v["beans"].start + s] = g.beans[s] / self.bean_scale
-        for win in g.wins:
-            out[v["won_tile"].start + win.seat, win.tile] = 1
-        if g.current_player >= 0:
-            out[v["current"].start + g.current_player] = 1
-        if g.phase in _PHASES:
-            out[v["phase"].start + _PHASES.index(g.phase)] = 1
-        if g.phase in ("claim", "rob"):
-            out[v["claim"].start, g.claim_tile] = 1
         rest = g.wall[g.head : g.tail][: v["wall_order"].stop - v["wall_order"].start]
         if rest:
             out[v["wall_order"].start + np.arange(len(rest)), rest] = 1
         out[v["wall"].start] = g.wall_count / 108
         return out
+
+
+def _shared_state_planes(g: GameCore, v: dict[str, slice], planes: int, w: int, bean_scale: float,
+                         phases: tuple[str, ...]) -> np.ndarray:
+    """The ``state()`` planes both games have: hands, melds, rivers, dealer, beans, wins, turn, claim."""
+    out = np.zeros((planes, w), dtype=np.float32)
+    for s in range(N_SEATS):
+        out[v["hands"].start + 4 * s : v["hands"].start + 4 * s + 4] = (
+            np.frombuffer(g.hands[s], np.uint8, w) > _THRESH
+        )
+        for m in g.melds[s]:
+            if m.kind == "chow":  # Joy only; a seat may hold two identical chows
+                out[v["chow"].start + s, m.tile] += 1
+            else:
+                out[v[m.kind if m.kind in ("pong", "ankan") else "kong"].start + s, m.tile] = 1
+        river = g.rivers[s]
+        if river:
+            out[v["river"].start + s] = np.bincount(river, minlength=w)[:w] / 4
+            base = v["recent"].start + RECENT * s
+            for i, k in enumerate(reversed(river[-RECENT:])):
+                out[base + i, k] = 1
+        out[v["dealer"].start + s] = s == g.dealer
+        out[v["beans"].start + s] = g.beans[s] / bean_scale
+    for win in g.wins:
+        out[v["won_tile"].start + win.seat, win.tile] = 1
+    if g.current_player >= 0:
+        out[v["current"].start + g.current_player] = 1
+    if g.phase in phases:
+        out[v["phase"].start + phases.index(g.phase)] = 1
+    if g.phase in ("claim", "rob"):
+        out[v["claim"].start, g.claim_tile] = 1
+    return out
 
 
 _JOY_PHASES = ("turn", "claim", "rob")
@@ -320,33 +331,9 @@ class JoyMahjongObserver:
     def state(self, g: JoyMahjongGame) -> np.ndarray:
         """Perfect information: every hand, the wall order, flowers included (absolute seats)."""
         v, w = self.state_views, self.width
-        out = np.zeros((self.state_planes, w), dtype=np.float32)
+        out = _shared_state_planes(g, v, self.state_planes, w, self.bean_scale, _JOY_PHASES)
         for s in range(N_SEATS):
-            out[v["hands"].start + 4 * s : v["hands"].start + 4 * s + 4] = (
-                np.frombuffer(g.hands[s], np.uint8, w) > _THRESH
-            )
-            for m in g.melds[s]:
-                if m.kind == "chow":
-                    out[v["chow"].start + s, m.tile] += 1
-                else:
-                    out[v[m.kind if m.kind in ("pong", "ankan") else "kong"].start + s, m.tile] = 1
-            river = g.rivers[s]
-            if river:
-                out[v["river"].start + s] = g.river_counts[s] / 4
-                base = v["recent"].start + RECENT * s
-                for i, k in enumerate(reversed(river[-RECENT:])):
-                    out[base + i, k] = 1
             out[v["flowers"].start + s] = len(g.flowers[s]) / 8
-            out[v["dealer"].start + s] = s == g.dealer
-            out[v["beans"].start + s] = g.beans[s] / self.bean_scale
-        for win in g.wins:
-            out[v["won_tile"].start + win.seat, win.tile] = 1
-        if g.current_player >= 0:
-            out[v["current"].start + g.current_player] = 1
-        if g.phase in _JOY_PHASES:
-            out[v["phase"].start + _JOY_PHASES.index(g.phase)] = 1
-        if g.phase in ("claim", "rob"):
-            out[v["claim"].start, g.claim_tile] = 1
         out[v["wild"].start, g.wild] = 1
         out[v["indicator"].start, g.indicator] = 1
         out[v["prevailing"].start + g.prevailing_wind] = 1
