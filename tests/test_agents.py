@@ -149,6 +149,15 @@ def test_shipped_policy_loads_by_name_and_plays_legal_hands():
         load_policy("ppo", game="no_such_game")
 
 
+def test_shipped_policy_is_trained_it_beats_three_random_agents():
+    from agents.arena import run_arena
+
+    # 40 duplicate hands; the 2,000-hand figure is +29 ± 2 (docs/baselines.md), an untrained net loses
+    me = run_arena(agents=["ppo", "random"], deals=10, seed=7, env_options={"preset": "happy"},
+                   progress=False).stats()["ppo"]
+    assert me["ci_low"] > 0 and me["win_rate"] > 0.5
+
+
 def test_load_policy_by_object_and_callable():
     p = RandomPolicy()
     assert load_policy(p) is p
