@@ -47,9 +47,11 @@ import dataclasses
 import importlib
 import math
 import multiprocessing
+import os
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -139,30 +141,52 @@ def _make_env(game: str, env_options: dict[str, Any]) -> Any:
 
 def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: int, deal: int,
               rotation: int) -> HandRecord:
-    """Play deal ``deal`` once with ``policies[seats[s]]`` at seat ``s``; return its record."""
+    """Play deal ``deal`` once with ``policies[seats[s]]`` at seat ``s``; return its record.
+
+    With ``raw.log_path`` set, every decision is logged with its legal actions, and with the
+    policy's probabilities when it has ``action_probs`` (neural agents)."""
     raw.reset(seed=deal_seed(seed, deal))
     game = raw.game
     digest = zlib.crc32(np.asarray(game.wall, dtype=np.int16).tobytes())
     rngs = [decision_rng(seed, deal, rotation, s) for s in range(N_SEATS)]
     seat_of = {a: i for i, a in enumerate(raw.possible_agents)}
+    logging = raw.log_path is not None
     while not game.over:
         agent = raw.agent_selection
         s = seat_of[agent]
         obs = raw.observe(agent)
-        raw.step(int(policies[seats[s]].act(obs["observation"], obs["action_mask"], rngs[s])))
+        policy = policies[seats[s]]
+        if logging:
+            probs = getattr(policy, "action_probs", None)
+            raw.log_decision(None if probs is None else probs(obs["observation"], obs["action_mask"]))
+        raw.step(int(policy.act(obs["observation"], obs["action_mask"], rngs[s])))
     wins = tuple((w.seat, w.source, getattr(w.score, "total_fan", None), getattr(w.score, "capped_fan", None))
                  for w in game.wins)
     return HandRecord(deal, rotation, seats, digest, game.dealer, tuple(int(b) for b in game.beans),
                       wins, game.end_reason)
 
 
+def deal_log_path(log_dir: str | os.PathLike, deal: int) -> Path:
+    """The replay log of deal ``deal`` (its four rotations) in ``log_dir``."""
+    return Path(log_dir) / f"deal_{deal:05d}.jsonl"
+
+
 def _play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
-                start: int, stop: int) -> list[HandRecord]:
-    """Worker entry point (top level, so spawn can pickle it): deals [start, stop), 4 rotations each."""
+                start: int, stop: int, log_dir: str | os.PathLike | None = None) -> list[HandRecord]:
+    """Worker entry point (top level, so spawn can pickle it): deals [start, stop), 4 rotations each;
+    with ``log_dir``, one replay log per deal."""
     raw = _make_env(game, env_options)
     policies = [load_policy(spec, game) for spec in agent_specs]
-    return [play_hand(raw, policies, lineup(len(policies), r), seed, d, r)
-            for d in range(start, stop) for r in range(N_SEATS)]
+    labels = _labels(agent_specs)
+    records = []
+    for d in range(start, stop):
+        for r in range(N_SEATS):
+            seats = lineup(len(policies), r)
+            if log_dir is not None:
+                raw.log_path = deal_log_path(log_dir, d)
+                raw.log_agents = [labels[a] for a in seats]
+            records.append(play_hand(raw, policies, seats, seed, d, r))
+    return records
 
 
 def _spec_name(spec: Any) -> str:
@@ -354,13 +378,26 @@ def _nan_to_none(obj: Any) -> Any:
     return obj
 
 
+def _check_log_dir(log_dir: str | os.PathLike) -> None:
+    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended)."""
+    path = Path(log_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
+    if any(path.glob("deal_*.jsonl")):
+        raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
+    path.mkdir(parents=True, exist_ok=True)
+
+
 def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", "random"),
               deals: int = 100, seed: int = 0, workers: int = 1,
-              env_options: dict[str, Any] | None = None, progress: bool = True) -> ArenaResult:
+              env_options: dict[str, Any] | None = None, progress: bool = True,
+              log_dir: str | os.PathLike | None = None) -> ArenaResult:
     """Play ``deals`` duplicate sets (each deal × 4 rotations) and collect the records.
 
     ``agents``: 2 (1-vs-3) or 4 policy names or picklable Policy objects. ``workers`` > 1 runs
-    chunks of deals in spawned processes; the result does not depend on it.
+    chunks of deals in spawned processes; the result does not depend on it. ``log_dir``: write
+    ``deal_00000.jsonl`` … there, one replay log per deal (its four rotations, agents named in the
+    headers, every decision with its legal actions and, for neural agents, their probabilities).
     """
     agents = list(agents)
     env_options = dict(env_options or {})
@@ -372,6 +409,8 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
     if not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     raw = _make_env(game, env_options)  # fails fast on bad options, before any worker starts
+    if log_dir is not None:
+        _check_log_dir(log_dir)
     for spec in agents:
         load_policy(spec, game)
     rules = dataclasses.asdict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}
@@ -386,7 +425,7 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
             step = max(1, deals // 100)
             for lo in range(0, deals, step):
                 hi = min(deals, lo + step)
-                records += _play_deals(game, agents, env_options, seed, lo, hi)
+                records += _play_deals(game, agents, env_options, seed, lo, hi, log_dir)
                 bar.update(hi - lo)
         else:
             # Small chunks keep both the bar and the load balance smooth.
@@ -394,7 +433,8 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
             chunks: dict[int, list[HandRecord]] = {}
             ctx = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = {pool.submit(_play_deals, game, agents, env_options, seed, lo, min(deals, lo + size)): lo
+                futures = {pool.submit(_play_deals, game, agents, env_options, seed, lo, min(deals, lo + size),
+                                       log_dir): lo
                            for lo in range(0, deals, size)}
                 for fut in as_completed(futures):
                     lo = futures[fut]

@@ -294,6 +294,14 @@ class NeuralPolicy:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         return int(self.act_batch(observation[None], action_mask[None], rng)[0])
 
+    @torch.no_grad()
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The masked softmax of the policy for one seat, ``(n_actions,)`` (0 for illegal actions);
+        replay logs and the viewer show it beside the action taken."""
+        obs = torch.from_numpy(self.net.prepare(observation[None]))
+        logits = self.net.logits(obs, torch.as_tensor(np.asarray(action_mask, dtype=bool)[None]))
+        return torch.softmax(logits, dim=1)[0].numpy()
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Arena workers are spawned processes: send plain numpy weights, not torch storages.
         weights = {k: v.numpy() for k, v in self.net.state_dict().items()}

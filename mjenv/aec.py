@@ -55,7 +55,11 @@ class MahjongAECEnv(AECEnv):
         if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
             raise TypeError(f"log_path must be a str or path, got {type(log_path).__name__} {log_path!r}")
         self.log_path = log_path
-        self._log_actions: list[tuple[int, int, int]] | None = None  # (seat, action, events before)
+        self._log_actions: list[tuple[int, int, int, dict[str, Any]]] | None = None
+        """(seat, action, events before, analysis) of each decision of the hand being logged."""
+        self._log_note: dict[str, Any] = {}  # analysis of the next decision (log_decision)
+        self.log_agents: list[str] | None = None
+        """Agent names by seat, written into each logged hand's header when set (the arena sets it)."""
         self.possible_agents = [f"player_{i}" for i in range(N_SEATS)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = observer
@@ -123,6 +127,7 @@ class MahjongAECEnv(AECEnv):
         """Start hand ``hand_index``."""
         self.game = self._new_game(self.hand_index, previous)
         self._log_actions = [] if self.log_path is not None else None
+        self._log_note = {}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -146,7 +151,8 @@ class MahjongAECEnv(AECEnv):
         else:  # logging: remember where in the event stream the decision was taken
             seat, before = self.game.current_player, len(self.game.events)
             delta = self.game.apply(action)
-            self._log_actions.append((seat, int(action), before))
+            self._log_actions.append((seat, int(action), before, self._log_note))
+            self._log_note = {}
         self._cumulative_rewards[agent] = 0
         for i, a in enumerate(self.possible_agents):  # what _accumulate_rewards does, inlined
             self.rewards[a] = delta[i]
@@ -167,9 +173,25 @@ class MahjongAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def log_decision(self, probs: np.ndarray | None = None) -> None:
+        """Record with the next action, in the replay log, the legal actions and ``probs`` (the
+        policy's probability of every action, ``(n,)``; None when the agent exposes none)."""
+        if self._log_actions is None:
+            raise ValueError("log_decision needs a replay log: create the env with log_path=...")
+        legal = self.game.legal_actions()
+        self._log_note = {"legal": legal}
+        if probs is not None:
+            probs = np.asarray(probs, dtype=np.float64)
+            if probs.shape != (self.layout.n,):
+                raise ValueError(f"probs must have shape ({self.layout.n},), one per action, got {probs.shape}")
+            self._log_note["probs"] = [round(float(probs[a]), 4) for a in legal]
+
     def _write_log(self) -> None:
         """Append the finished hand to ``log_path``."""
-        records = replay.hand_records(self._log_header(), self.game.events, self._log_actions, self.layout)
+        header = self._log_header()
+        if self.log_agents is not None:
+            header["agents"] = list(self.log_agents)
+        records = replay.hand_records(header, self.game.events, self._log_actions, self.layout)
         replay.append_hand(self.log_path, records)
 
     def render(self) -> str | None:

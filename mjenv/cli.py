@@ -203,11 +203,14 @@ def _run_eval(args: argparse.Namespace) -> int:
             options[key] = getattr(args, key)
     try:
         result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
-                           workers=args.workers, env_options=options, progress=not args.no_progress)
+                           workers=args.workers, env_options=options, progress=not args.no_progress,
+                           log_dir=args.log)
     except (ValueError, TypeError) as exc:  # bad game, agent, count or rule; TypeError: a --rule of the wrong type
         print(f"mjenv eval: error: {exc}", file=sys.stderr)
         return 2
     print(result.format_table())
+    if args.log:
+        print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(result.to_dict(), fh, ensure_ascii=False, indent=1)
@@ -237,6 +240,9 @@ def _add_eval_parser(sub: Any) -> None:
                    help="rule field override, repeatable, e.g. rake=10")
     p.add_argument("--out", metavar="JSON", help="write the results as JSON")
     p.add_argument("--plot", metavar="PNG", help="plot cumulative beans with 95%% confidence bands")
+    p.add_argument("--log", metavar="DIR", help="write a replay log per deal into DIR (deal_00000.jsonl …) with "
+                                                "every decision's legal actions and, for neural agents, their "
+                                                "probabilities: view one with mjenv view")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_run_eval)
 
@@ -293,6 +299,48 @@ def _add_replay_parser(sub: Any) -> None:
     p.set_defaults(func=_run_replay)
 
 
+# ---------------------------------------------------------------- view
+
+
+def _run_view(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv view``: 0 written, 1 mismatch, 2 malformed or unreadable log."""
+    from . import replay
+    from .viewer import write_view
+
+    out = args.out or _default_view_path(args.file)
+    try:
+        data = write_view(args.file, out)
+    except OSError as exc:  # missing log or unwritable output
+        print(f"mjenv view: error: {exc}", file=sys.stderr)
+        return 2
+    except replay.ReplayError as exc:
+        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
+        print(f"mjenv view: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
+        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+    frames = sum(len(h["frames"]) for h in data["hands"])
+    print(f"wrote {out}: {len(data['hands'])} hand(s), {frames} steps; open it in a browser "
+          f"(arrow keys step, t / 0-3 switch views)")
+    return 0
+
+
+def _default_view_path(log: str) -> str:
+    """``game.jsonl`` -> ``game.html``."""
+    stem = log[: -len(".jsonl")] if log.endswith(".jsonl") else log
+    return stem + ".html"
+
+
+def _add_view_parser(sub: Any) -> None:
+    """``mjenv view``: a log as a self-contained HTML replay viewer."""
+    p = sub.add_parser("view", help="write a replay log as an offline HTML page to step through",
+                       description="Verify a JSON-lines log (as mjenv replay does) and write one self-contained "
+                                   "HTML file: the four hands, melds, rivers, wall, wins and payments at every "
+                                   "step, arrow keys or a slider to step, the whole table or one seat's view. "
+                                   "Exit 0 written, 1 mismatch, 2 malformed log.")
+    p.add_argument("file", help="the log file (env option log_path, mjenv play --log, mjenv eval --log)")
+    p.add_argument("-o", "--out", metavar="HTML", help="output file (default: the log's name with .html)")
+    p.set_defaults(func=_run_view)
+
+
 # ---------------------------------------------------------------- play
 
 
@@ -341,7 +389,7 @@ def _add_play_parser(sub: Any) -> None:
 
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
                                                      _add_eval_parser,
-                                                     _add_replay_parser, _add_play_parser)
+                                                     _add_replay_parser, _add_view_parser, _add_play_parser)
 
 
 def build_parser() -> argparse.ArgumentParser:

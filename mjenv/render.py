@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import tiles
+from .replay import ending_text, game_of
 
 SEAT_WINDS = ("东", "南", "西", "北")
 
@@ -56,5 +57,5 @@ def render_table(g: Any, style: str = "zh") -> str:
     if getattr(g, "bird", None) is not None:
         lines.append(f"鸟 {tiles.name_zh(g.bird)} -> player_{g.bird_seat}")
     if g.over:
-        lines.append(f"hand over ({g.end_reason}); beans {g.beans}")
+        lines.append(f"hand over: {ending_text(game_of(g), g.end_reason, len(g.wins))}; beans {g.beans}")
     return "\n".join(lines)

@@ -30,7 +30,14 @@ A Joy Mahjong hand (``"game": "joy_mahjong"``, ``"env_version": "joy_mahjong_v0"
     {"type": "hora", ..., "fans": [["无财神", 2], ["花牌", 1]], "fan": 3, "X": 6}
     {"type": "bird", "pai": "E", "seat": 1}                    # the bird and the seat it hits (J8)
 
-Passes are ``action`` lines too. The wall, dealer (and prevailing wind) of ``start_hand`` are
+Passes are ``action`` lines too. An ``action`` line may carry the decision's analysis (the
+arena's ``--log``, the env's ``log_decision``): ``"legal"``, the legal actions, and ``"probs"``,
+the policy's probability of each (only from agents that expose them)::
+
+    {"type": "action", "actor": 2, "action": 9, "name": "discard 1p", "legal": [0, 9, 20], "probs": [0.1, 0.85, 0.05]}
+
+A header may name the agent of each seat (``"agents": ["ppo", "random", "random", "random"]``).
+The wall, dealer (and prevailing wind) of ``start_hand`` are
 authoritative (a scripted wall need not match ``seed``); ``options`` rebuild the rules without
 the preset.
 
@@ -131,6 +138,15 @@ def _is_seed(v: Any) -> bool:
     return v is None or _is_int(v)
 
 
+def _is_probs(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(p, (int, float)) and not isinstance(p, bool)
+                                       and 0 <= p <= 1 for p in v)
+
+
+def _is_agents(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(_is_str(x) for x in v)
+
+
 _PAI = frozenset(tiles.name(k) for k in range(tiles.N_SUIT_KINDS))
 _JOY_PAI = frozenset(tiles.name(k) for k in range(tiles.N_KINDS))
 _FLOWER = frozenset(tiles.name(k) for k in range(tiles.N_KINDS, tiles.N_KINDS + tiles.N_FLOWERS))
@@ -161,7 +177,7 @@ def _schema(tile: Field) -> Schema:
             "options": (_is_dict, "an object of rule fields"), "seed": (_is_seed, "an int or null"),
             "hand_index": (_is_int, "an int"), "env_version": (_is_str, "a string"),
             "mjenv_version": (_is_str, "a string"),
-        }, {}),
+        }, {"agents": (_is_agents, "four agent names, one per seat")}),
         "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
         "tsumo": ({**actor, **pai}, {"replacement": (_is_bool, "a bool")}),
         "dahai": ({**actor, **pai}, {}),
@@ -177,7 +193,9 @@ def _schema(tile: Field) -> Schema:
                  "reason": (_is_str, "a string")}, {}),
         "ryukyoku": ({}, {}),
         "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, {}),
-        "action": ({**actor, "action": (_is_int, "an int"), "name": (_is_str, "a string")}, {}),
+        "action": ({**actor, "action": (_is_int, "an int"), "name": (_is_str, "a string")},
+                   {"legal": (_is_int_list, "a list of action numbers"),
+                    "probs": (_is_probs, "a list of probabilities, one per legal action")}),
     }
 
 
@@ -268,6 +286,10 @@ def _check_record(path: PathLike, n: int, record: Any, schema: Schema = SCHEMA) 
         extra = sorted(set(record) - set(required) - set(optional) - {"type"})
         if extra:
             raise LogFormatError(path, n, f"{kind}: unexpected field(s) {extra}")
+        if "probs" in record and len(record["probs"]) != len(record.get("legal", ())):
+            raise LogFormatError(path, n, f"{kind}: 'probs' needs 'legal' of the same length (one probability "
+                                          f"per legal action), got {len(record['probs'])} probs and "
+                                          f"{len(record.get('legal', ()))} legal actions")
     return record
 
 
@@ -343,14 +365,16 @@ def hand_header(preset: str, rules: Any, seed: int | None, hand_index: int,
 
 
 def hand_records(header: dict[str, Any], events: Sequence[dict[str, Any]],
-                 actions: Iterable[tuple[int, int, int]], layout: ActionLayout = LAYOUT) -> list[dict[str, Any]]:
-    """Header, then events with each ``(seat, action, n_events_before)`` placed where it was taken."""
+                 actions: Iterable[tuple[int, int, int, dict[str, Any]]],
+                 layout: ActionLayout = LAYOUT) -> list[dict[str, Any]]:
+    """Header, then events with each ``(seat, action, n_events_before, analysis)`` placed where it
+    was taken; ``analysis`` (``legal``, ``probs``; may be empty) is added to the action line."""
     out = [header]
     done = 0
-    for seat, action, before in actions:
+    for seat, action, before, analysis in actions:
         out.extend(events[done:before])
         done = before
-        out.append({"type": "action", "actor": seat, "action": action, "name": layout.name(action)})
+        out.append({"type": "action", "actor": seat, "action": action, "name": layout.name(action), **analysis})
     out.extend(events[done:])
     return out
 
@@ -444,6 +468,9 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
                 raise ReplayMismatch(path, ll.line, f"action by seat {rec['actor']}, but seat "
                                                     f"{game.current_player} is to act in the re-simulation")
             a = rec["action"]
+            if "legal" in rec and rec["legal"] != game.legal_actions():
+                raise ReplayMismatch(path, ll.line, f"legal actions {rec['legal']} logged; the re-simulation has "
+                                                    f"{game.legal_actions()}")
             if not 0 <= a < layout.n or rec["name"] != layout.name(a):
                 expected = layout.name(a) if 0 <= a < layout.n else "outside the action space"
                 raise ReplayMismatch(path, ll.line, f"action {a} is named {rec['name']!r}; it is {expected!r}")
@@ -505,9 +532,24 @@ def _tile(pai: str, style: str) -> str:
     return tiles.name_zh(k) if style == "zh" else tiles.glyph(k) if style == "unicode" else pai
 
 
+def ending_text(game: str, reason: str, wins: int) -> str:
+    """How a hand ended, for people: ``reason`` (``win`` / ``draw``) and the number of wins.
+
+    ``draw`` is always the exhaustive draw (流局 / 荒庄: the wall ran out), never drawing a tile."""
+    if game == "joy_mahjong":
+        return "a win ends the hand (J10)" if reason == "win" else "荒庄, exhaustive draw: the wall ran out with no win"
+    if reason == "win":
+        # Blood mode ends on the third win; classic mode (S14) at the first discard or draw won on.
+        return f"{wins} wins: three seats have won (S14)" if wins >= 3 else "classic mode: the first win ends the hand"
+    if wins == 0:
+        return "流局, exhaustive draw: the wall ran out with no win"
+    return f"{wins} win{'s' if wins > 1 else ''}, then the wall ran out (流局, exhaustive draw)"
+
+
 def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = None,
-                   game: str = GAME) -> str | None:
-    """One line about an event for people; ``viewer`` hides what that seat cannot see (None: all)."""
+                   game: str = GAME, wins: int | None = None) -> str | None:
+    """One line about an event for people; ``viewer`` hides what that seat cannot see (None: all);
+    ``wins``: the wins of the hand so far, to say how it ended at ``end_hand``."""
     t = ev["type"]
     who = f"player_{ev['actor']}" if "actor" in ev else ""
     hidden = viewer is not None and ev.get("actor") != viewer
@@ -557,5 +599,6 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
     if t == "ryukyoku":
         return ("荒庄" if joy else "流局") + ": the wall is empty"
     if t == "end_hand":
-        return f"hand over ({ev['reason']}); beans {ev['beans']}"
+        how = ev["reason"] if wins is None else ending_text(game, ev["reason"], wins)
+        return f"hand over: {how}; beans {ev['beans']}"
     return None

@@ -1,0 +1,239 @@
+"""``mjenv view``: a replay log as one self-contained HTML page (no server, no network).
+
+The log is first verified by re-simulation (:func:`mjenv.replay.verify_log`); then the table is
+rebuilt line by line from the logged events (:class:`TableView`), so every line of the log
+gets a frame: the four hands, melds with the seat each claimed tile came from, rivers, the wall
+count, the voids, the 财神 and its indicator, flowers, the bird, the beans. Action lines become
+decision frames with the legal actions and the policy's probabilities when the log has them.
+The frames are embedded as JSON into ``viewer_template.html`` (package data), whose script
+draws the tiles as inline SVG.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from typing import Any
+
+from . import tiles
+from .actions import ActionLayout
+from .replay import GAMES, LoggedHand, describe_event, ending_text, read_log, replay_hands
+
+PathLike = str | os.PathLike
+DATA_MARK = "/*MJENV_DATA*/null"
+"""Where the template takes the page's JSON."""
+TEMPLATE = "viewer_template.html"
+
+
+class TableView:
+    """The table as the log's events leave it: rebuilt event by event, without the engine."""
+
+    def __init__(self, start: dict[str, Any], joy: bool) -> None:
+        wall, dealer = start["wall"], start["dealer"]
+        self.joy = joy
+        self.dealer = dealer
+        self.prevailing = start.get("prevailing_wind")
+        self.hands: list[list[int]] = [[0] * (tiles.N_KINDS + tiles.N_FLOWERS) for _ in range(4)]
+        for i in range(4):  # the deal of GameCore._deal_hands: 13 each from the dealer on
+            for k in wall[13 * i: 13 * i + 13]:
+                self.hands[(dealer + i) % 4][k] += 1
+        if joy and wall[52] >= tiles.N_KINDS:  # the dealer's 14th is a flower: set aside by a hua event
+            self.hands[dealer][wall[52]] += 1
+        self.wall = len(wall) - 52 - (1 if joy and wall[52] >= tiles.N_KINDS else 0)
+        self.drawn: list[int | None] = [None] * 4
+        self.melds: list[list[list[Any]]] = [[] for _ in range(4)]  # [kind, tile, source, claimed tile]
+        self.rivers: list[list[int]] = [[] for _ in range(4)]
+        self.beans = [0] * 4
+        self.voids = [-1] * 4
+        self.voids_public = False
+        self.won_tiles: list[list[int]] = [[] for _ in range(4)]
+        self.flowers: list[list[int]] = [[] for _ in range(4)]
+        self.wild: int | None = None
+        self.indicator: int | None = None
+        self.bird: int | None = None
+        self.bird_seat: int | None = None
+        self.claim: list[int] | None = None  # [tile, seat] on the table: a discard or an added-kong tile
+        self._robbable: list[int] | None = None  # [tile, seat, where]: the next 胡 on another's tile takes it
+
+    def apply(self, ev: dict[str, Any]) -> None:
+        """Update the table with one logged event."""
+        t = ev["type"]
+        k = tiles.parse_tile(ev["pai"]) if "pai" in ev else None
+        s = ev.get("actor")
+        if t in ("tsumo", "indicator_flower", "indicator") or (t == "hua" and not self.hands[s][k]):
+            self.wall -= 1  # a flower drawn in play is set aside without a tsumo of its own
+        if t == "tsumo":
+            self.hands[s][k] += 1
+            self.drawn[s] = k
+        elif t == "hua":
+            if self.hands[s][k]:
+                self.hands[s][k] -= 1
+            self.flowers[s].append(k)
+        elif t == "indicator":
+            self.indicator, self.wild = k, tiles.parse_tile(ev["wild"])
+        elif t == "dahai":
+            self.hands[s][k] -= 1
+            self.rivers[s].append(k)
+            self.drawn[s] = None
+            self.claim = [k, s]
+            self._robbable = [k, s, 0]
+        elif t in ("pon", "daiminkan", "chi"):
+            target = ev["target"]
+            self.rivers[target].pop()
+            used = [tiles.parse_tile(p) for p in ev["consumed"]] if t == "chi" else [k] * (2 if t == "pon" else 3)
+            for u in used:
+                self.hands[s][u] -= 1
+            low = min([k, *used])
+            self.melds[s].append([{"pon": "pong", "daiminkan": "kong", "chi": "chow"}[t], low, target, k])
+            self.claim = self._robbable = None
+            self.drawn[s] = None
+        elif t == "ankan":
+            self.hands[s][k] -= 4
+            self.melds[s].append(["ankan", k, None, None])
+            self.drawn[s] = None
+        elif t == "kakan_declare":
+            self.claim = [k, s]
+            self._robbable = [k, s, 1]
+            self.drawn[s] = None
+        elif t == "kakan":
+            self.hands[s][k] -= 1
+            for m in self.melds[s]:
+                if m[0] == "pong" and m[1] == k:
+                    m[0] = "addkong"
+            self.claim = self._robbable = None
+        elif t == "dingque":
+            self.voids[s] = tiles.SUITS.index(ev["suit"])
+        elif t == "dingque_reveal":
+            self.voids = [tiles.SUITS.index(v) for v in ev["voids"]]
+            self.voids_public = True
+        elif t == "hora":
+            target = ev["target"]
+            if target == s:
+                self.hands[s][k] -= 1
+            elif self._robbable is not None:  # the first winner of a discard or robbed kong takes the tile
+                if self._robbable[2]:
+                    self.hands[target][k] -= 1
+                else:
+                    self.rivers[target].pop()
+                self._robbable = None
+            self.won_tiles[s].append(k)
+            self.drawn[s] = None
+            self.claim = None
+        elif t == "bird":
+            self.bird, self.bird_seat = k, ev["seat"]
+        elif t == "pay":
+            self.beans[ev["from"]] -= ev["beans"]
+            self.beans[ev["to"]] += ev["beans"]
+        elif t == "end_hand":
+            self.beans = list(ev["beans"])  # the rake is taken here, without pay lines
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table as plain JSON values."""
+        hands = []
+        for s in range(4):
+            counts = list(self.hands[s])
+            if self.drawn[s] is not None:
+                counts[self.drawn[s]] -= 1
+            hands.append(tiles.from_counts(counts[: tiles.N_KINDS]))
+        snap = {"hands": hands, "drawn": list(self.drawn), "melds": [[list(m) for m in ms] for ms in self.melds],
+                "rivers": [list(r) for r in self.rivers], "wall": self.wall, "beans": list(self.beans),
+                "won": [list(w) for w in self.won_tiles], "claim": self.claim}
+        if self.joy:
+            snap.update(flowers=[list(f) for f in self.flowers], wild=self.wild, indicator=self.indicator,
+                        bird=self.bird, bird_seat=self.bird_seat)
+        else:
+            snap.update(voids=list(self.voids), voids_public=self.voids_public)
+        return snap
+
+    def concealed(self, seat: int) -> list[int]:
+        """Counts of the concealed suited and honour tiles of ``seat`` (drawn tile included)."""
+        return self.hands[seat][: tiles.N_KINDS]
+
+
+def _decision(rec: dict[str, Any], layout: ActionLayout) -> dict[str, Any]:
+    """An action line as the page shows it: the action, and the legal ones with probabilities."""
+    legal = rec.get("legal", [])
+    probs = rec.get("probs")
+    options = [[a, layout.name(a), layout.name_zh(a), None if probs is None else probs[i]]
+               for i, a in enumerate(legal)]
+    if probs is not None:
+        options.sort(key=lambda o: -o[3])
+    return {"action": rec["action"], "name": rec["name"], "name_zh": layout.name_zh(rec["action"]),
+            "options": options}
+
+
+def hand_data(hand: LoggedHand) -> dict[str, Any]:
+    """The page's data of one verified hand: its header and one frame per log line."""
+    h = hand.header.record
+    game = h["game"]
+    layout = GAMES[game].layout
+    start = hand.lines[0].record
+    view = TableView(start, joy=game == "joy_mahjong")
+    frames, wins, pays = [], [], []
+    n_wins = 0
+    for ll in hand.lines:
+        rec = ll.record
+        frame: dict[str, Any] = {"line": ll.line, "type": rec["type"], "actor": rec.get("actor")}
+        if rec["type"] == "action":
+            frame["decision"] = _decision(rec, layout)
+            frame["text"] = f"player_{rec['actor']} → {layout.name_zh(rec['action'])} ({rec['name']})"
+        else:
+            view.apply(rec)
+            n_wins += rec["type"] == "hora"
+            text = describe_event(rec, "zh", game=game, wins=n_wins)
+            hidden = describe_event(rec, "zh", viewer=-1, game=game, wins=n_wins)
+            frame["text"] = text or rec["type"]
+            if hidden != text:
+                frame["hidden"] = hidden
+            if rec["type"] == "hora":
+                wins.append({"frame": len(frames), "seat": rec["actor"], "source": rec["target"],
+                             "tile": tiles.parse_tile(rec["pai"]), "fans": rec["fans"], "fan": rec.get("fan"),
+                             "X": rec["X"], "multiplier": _multiplier(rec, h["options"])})
+            elif rec["type"] == "pay":
+                pays.append({"frame": len(frames), "from": rec["from"], "to": rec["to"], "beans": rec["beans"],
+                             "points": rec["points"], "reason": rec["reason"]})
+        frame["table"] = view.snapshot()
+        frames.append(frame)
+    end = hand.lines[-1].record
+    options = h["options"]
+    setting = options.get("room", h["preset"])
+    return {"game": game, "preset": h["preset"], "setting": setting, "seed": h["seed"],
+            "hand_index": h["hand_index"], "dealer": start["dealer"], "prevailing": start.get("prevailing_wind"),
+            "agents": h.get("agents"), "rake": options.get("rake", 0), "N": options.get("room_coefficient", 1),
+            "line": hand.header.line, "frames": frames, "wins": wins, "pays": pays,
+            "ending": ending_text(game, end["reason"], n_wins),
+            "beans": end["beans"]}
+
+
+def _multiplier(rec: dict[str, Any], options: dict[str, Any]) -> str:
+    """How the win's X came about, for people: 倍数 (blood battle) or fan × room (Joy)."""
+    if "fan" in rec:  # Joy: X = fan (+8) · bird · dealer per pair, here before the bird and dealer
+        return f"{rec['fan']} fan → X {rec['X']}"
+    fan = sum(f for _, f in rec["fans"])
+    capped = min(fan, options["cap_fan"])
+    return f"{fan} fan" + (f" (capped at {capped})" if capped < fan else "") + f" → ×{2 ** (capped - 1)}, X {rec['X']}"
+
+
+def view_data(path: PathLike) -> dict[str, Any]:
+    """Verify a log and build the page's data (every hand); raises :class:`~mjenv.replay.ReplayError`."""
+    hands = read_log(path)
+    replay_hands(path, hands)
+    return {"source": os.path.basename(os.fspath(path)), "hands": [hand_data(h) for h in hands]}
+
+
+def render_html(data: dict[str, Any]) -> str:
+    """The page: the template with ``data`` embedded as JSON (``</`` escaped for the script tag)."""
+    template = resources.files("mjenv").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    if DATA_MARK not in template:
+        raise RuntimeError(f"{TEMPLATE} lacks the data mark {DATA_MARK!r}")
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return template.replace(DATA_MARK, payload)
+
+
+def write_view(log: PathLike, out: PathLike) -> dict[str, Any]:
+    """Write the HTML page of ``log`` to ``out``; returns the page's data."""
+    data = view_data(log)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(render_html(data))
+    return data
