@@ -24,8 +24,15 @@ from pettingzoo.utils import wrappers
 
 from . import render as render_mod
 from . import replay
+from .describe import describe_observation
 from .actions import ActionLayout
 from .engine.core import N_SEATS, GameCore, IllegalActionError
+
+
+RENDER_MODES = ["ansi", "human", "seat"]
+"""``ansi``: the whole table as a str; ``human``: printed at every step; ``seat``: a str of what
+the seat to act observes, decoded from its observation (:mod:`mjenv.describe`)."""
+RENDER_FPS = 4  # for players of ``human`` output; the env itself never waits
 
 
 def wrap(env: AECEnv) -> AECEnv:
@@ -36,8 +43,8 @@ def wrap(env: AECEnv) -> AECEnv:
 class MahjongAECEnv(AECEnv):
     """One table of four seats playing ``match_hands`` hands of a game; see the game modules."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "mahjong", "render_modes": ["ansi", "human"],
-                                          "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"name": "mahjong", "render_modes": RENDER_MODES,
+                                          "render_fps": RENDER_FPS, "is_parallelizable": False}
     layout: ClassVar[ActionLayout]
     script_keys: ClassVar[tuple[str, ...]] = ("wall", "dealer")
     """``reset(options=...)`` keys that script the first hand; other keys are ignored."""
@@ -64,11 +71,11 @@ class MahjongAECEnv(AECEnv):
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = observer
         n = self.layout.n
-        obs_box = spaces.Box(-np.inf, np.inf, (observer.planes, observer.width), np.float32)
+        obs_box = spaces.Box(*observer.bounds(), dtype=np.float32)  # the planes' real ranges
         mask_box = spaces.Box(0, 1, (n,), np.int8)
         self._obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
         self._act_space = spaces.Discrete(n)
-        self.state_space = spaces.Box(-np.inf, np.inf, (observer.state_planes, observer.width), np.float32)
+        self.state_space = spaces.Box(*observer.bounds(state=True), dtype=np.float32)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random = np.random.default_rng()
@@ -197,6 +204,9 @@ class MahjongAECEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
+        if self.render_mode == "seat":
+            return describe_observation(self.observe(self.agent_selection)["observation"], self.observer,
+                                        self.tile_style)
         text = render_mod.render_table(self.game, self.tile_style)
         if self.render_mode == "ansi":
             return text

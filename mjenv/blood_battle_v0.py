@@ -5,10 +5,12 @@ Import                  ``from mjenv import blood_battle_v0``
 Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``; ``raw_env`` unwrapped
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
 Action space            ``Discrete(62)``, the same for every seat (see below)
-Observation space       ``Dict(observation=Box(-inf, inf, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``
+Observation space       ``Dict(observation=Box(low, high, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``;
+                        finite bounds per plane: ``docs/observations.md``
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
-Render modes            ``ansi`` (returns a str), ``human`` (prints)
+Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
+                        to act observes); ``metadata["render_fps"]`` 4
 ======================  =====================================================================
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or
@@ -48,7 +50,8 @@ the end. Seats that have won stay in ``agents`` (never selected) until the hand 
 terminates together. ``infos`` hold ``beans`` and ``end_reason`` at the end.
 
 **Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
-the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviour.
+the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviour; finite
+observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
 """
 
 from __future__ import annotations
@@ -60,12 +63,23 @@ from pettingzoo import AECEnv
 
 from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
-from .aec import MahjongAECEnv, wrap
+from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .config import BloodBattleRules, blood_battle_rules, load_rules_file
 from .encoding import BloodBattleObserver
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
 __all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "raw_env", "seeded_wall"]
+
+
+def hand_bean_bound(r: BloodBattleRules) -> int:
+    """More beans than one seat can win or lose in one hand (the range of the bean planes): three
+    capped wins (S11), three 查大叫 payments and three 花猪 payments (S15), and the income of every
+    kong a table can make (at most 12 by others or 4 of one's own, 3 payers each), once more as
+    杠上炮 transfers (S12) and once as 退税; then the rake."""
+    win = r.base_points * 2 ** (r.cap_fan - 1) + (r.base_points if r.self_draw_bonus == "add_base" else 0)
+    kong = r.base_points * max(r.direct_kong_units, r.added_kong_units, r.concealed_kong_units)
+    points = 3 * win + 3 * win + 3 * r.flower_pig_points + (12 + 9 + 12) * kong
+    return points * r.room_coefficient + r.rake
 
 
 def env(**options: Any) -> AECEnv:
@@ -76,7 +90,8 @@ def env(**options: Any) -> AECEnv:
 class raw_env(MahjongAECEnv):
     """Blood battle AEC environment; see the module docstring for the reference table."""
 
-    metadata = {"name": "blood_battle_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "blood_battle_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
+                "is_parallelizable": False}
     layout = LAYOUT
     script_keys = ("wall", "dealer")
     """``reset(options=...)``: ``wall`` (108 kinds, head first) and ``dealer`` script the first hand."""
@@ -93,11 +108,13 @@ class raw_env(MahjongAECEnv):
         self.rules: BloodBattleRules = blood_battle_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
         observer = BloodBattleObserver(
             # One capped win's worth of beans: keeps the bean planes near [-3, 3].
-            bean_scale=r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient,
+            bean_scale=scale,
             rule_flags=(r.self_draw_bonus == "add_base", r.gang_pao_transfer, r.forced_win_last_four,
                         r.mode == "classic"),
+            bean_bound=hand_bean_bound(r) / scale,
         )
         self._setup(observer, render_mode, match_hands, tile_style, log_path)
         self.game: BloodBattleGame | None = None

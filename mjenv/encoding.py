@@ -35,42 +35,77 @@ _THRESH = np.arange(4)[:, None]
 _PHASES = ("void", "turn", "claim", "rob")
 
 
-def _layout(spec: list[tuple[str, int]]) -> dict[str, slice]:
-    """Consecutive plane ranges from (name, size) pairs."""
+def _layout(spec: list[tuple[str, int]] | list[tuple[str, int, str]]) -> dict[str, slice]:
+    """Consecutive plane ranges from (name, size) or (name, size, meaning) entries."""
     views, i = {}, 0
-    for name, n in spec:
+    for name, n, *_ in spec:
         views[name] = slice(i, i + n)
         i += n
     return views
 
 
-class BloodBattleObserver:
+def _meanings(spec: list[tuple[str, int, str]]) -> dict[str, str]:
+    """View name -> what its planes hold (docs/observations.md is generated from these)."""
+    return {name: meaning for name, _, meaning in spec}
+
+
+class _PlaneRanges:
+    """The value ranges of an observer's planes: [0, 1] but the views in ``wide_ranges`` and the
+    beans (``±bean_bound``); the env's Box bounds and docs/observations.md come from here."""
+
+    views: dict[str, slice]
+    state_views: dict[str, slice]
+    width: int
+    wide_ranges: dict[str, tuple[float, float]]
+    bean_bound: float
+
+    def ranges(self) -> dict[str, tuple[float, float]]:
+        """Value range of each view that is not [0, 1]."""
+        return {**self.wide_ranges, "beans": (-self.bean_bound, self.bean_bound)}
+
+    def bounds(self, state: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of the observation planes, or of the ``state()`` planes: the Box bounds."""
+        views = self.state_views if state else self.views
+        planes = max(sl.stop for sl in views.values())
+        low = np.zeros((planes, self.width), dtype=np.float32)
+        high = np.ones((planes, self.width), dtype=np.float32)
+        for name, (lo, hi) in self.ranges().items():
+            if name in views:
+                low[views[name]], high[views[name]] = lo, hi
+        return low, high
+
+
+class BloodBattleObserver(_PlaneRanges):
     """Observation (per seat) and state (perfect information) encoders, version 0."""
 
     version = ENCODER_VERSION
     width = 27
-    views = _layout([
-        ("hand", 4),            # own concealed hand, thermometer (>=1 ... >=4)
-        ("drawn", 1),           # tile just drawn by the observer
-        ("claim", 1),           # discard being claimed, or tile being added to a kong (rob window)
-        ("pong", 4),            # per relative seat: 碰 kinds
-        ("kong", 4),            # per relative seat: exposed kongs (直杠, 面下杠)
-        ("own_ankan", 1),       # observer's own 暗杠 kinds
-        ("river", 4),           # per relative seat: discard counts / 4
-        ("recent", 4 * RECENT),  # per relative seat: last RECENT discards, one-hot each
-        ("won_tile", 4),        # per relative seat: tile won on
-        ("void", 4),            # per relative seat: void-suit kinds (others only once revealed)
-        ("ankan_count", 4),     # per relative seat: number of 暗杠 / 4
-        ("won", 4),             # per relative seat: has won
-        ("dealer", 4),          # per relative seat: is the dealer
-        ("beans", 4),           # per relative seat: beans / bean_scale
-        ("seat", 4),            # absolute seat of the observer, one-hot
-        ("phase", 4),           # void / turn / claim / rob
-        ("wall", 1),            # tiles left in the wall / 108
-        ("after_kong", 1),      # the observer's current draw is a kong replacement (杠上花 chance)
-        ("rules", 4),           # rule flags: add_base self-draw bonus, 杠上炮 transfer, forced win, classic
-    ])
+    plane_spec = [
+        ("hand", 4, "own concealed hand, thermometer (>=1 ... >=4)"),
+        ("drawn", 1, "tile just drawn by the observer"),
+        ("claim", 1, "discard being claimed, or tile being added to a kong (rob window)"),
+        ("pong", 4, "per relative seat: 碰 kinds"),
+        ("kong", 4, "per relative seat: exposed kongs (直杠, 面下杠)"),
+        ("own_ankan", 1, "observer's own 暗杠 kinds"),
+        ("river", 4, "per relative seat: discard counts / 4"),
+        ("recent", 4 * RECENT, "per relative seat: last 4 discards, most recent first, one-hot each"),
+        ("won_tile", 4, "per relative seat: tile won on"),
+        ("void", 4, "per relative seat: void-suit kinds (others only once revealed)"),
+        ("ankan_count", 4, "per relative seat: number of 暗杠 / 4"),
+        ("won", 4, "per relative seat: has won"),
+        ("dealer", 4, "per relative seat: is the dealer"),
+        ("beans", 4, "per relative seat: beans / bean_scale"),
+        ("seat", 4, "absolute seat of the observer, one-hot"),
+        ("phase", 4, "void / turn / claim / rob"),
+        ("wall", 1, "tiles left in the wall / 108"),
+        ("after_kong", 1, "the observer's current draw is a kong replacement (杠上花 chance)"),
+        ("rules", 4, "rule flags: add_base self-draw bonus, 杠上炮 transfer, forced win, classic"),
+    ]
+    """(view name, planes, meaning) in plane order."""
+    views = _layout(plane_spec)
+    meanings = _meanings(plane_spec)
     planes = max(s.stop for s in views.values())
+    wide_ranges: dict[str, tuple[float, float]] = {}
     state_views = _layout([
         ("hands", 16),          # every seat's hand, thermometer, absolute seat order
         ("pong", 4), ("kong", 4), ("ankan", 4),
@@ -85,8 +120,11 @@ class BloodBattleObserver:
     ])
     state_planes = max(s.stop for s in state_views.values())
 
-    def __init__(self, bean_scale: float, rule_flags: tuple[bool, bool, bool, bool] = (False,) * 4) -> None:
+    def __init__(self, bean_scale: float, rule_flags: tuple[bool, bool, bool, bool] = (False,) * 4,
+                 bean_bound: float = 16.0) -> None:
         self.bean_scale = float(bean_scale)
+        self.bean_bound = float(bean_bound)
+        """No seat's beans in one hand exceed ``bean_bound · bean_scale``: the range of the bean planes."""
         self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
@@ -208,7 +246,7 @@ _ROOMS = ("popular", "eight_fan", "no_fan")
 JOY_WALL_ROWS = 90  # the most tiles left after the deal: 144 - 53 dealt - 1 indicator
 
 
-class JoyMahjongObserver:
+class JoyMahjongObserver(_PlaneRanges):
     """Joy Mahjong observation (per seat) and state (perfect information) encoders, version 0.
 
     34 columns, one per kind (flowers are counted per seat, never shown by kind: every flower is
@@ -217,32 +255,36 @@ class JoyMahjongObserver:
 
     version = ENCODER_VERSION
     width = 34
-    views = _layout([
-        ("hand", 4),            # own concealed hand, thermometer (>=1 ... >=4); wildcards at their face
-        ("drawn", 1),           # tile just drawn by the observer
-        ("claim", 1),           # discard being claimed, or tile being added to a kong (rob window)
-        ("chow", 4),            # per relative seat: number of 吃 melds by lowest kind
-        ("pong", 4),            # per relative seat: 碰 kinds
-        ("kong", 4),            # per relative seat: exposed kongs (直杠, 加杠)
-        ("own_ankan", 1),       # observer's own 暗杠 kinds
-        ("river", 4),           # per relative seat: discard counts / 4
-        ("recent", 4 * RECENT),  # per relative seat: last RECENT discards, one-hot each
-        ("wild", 1),            # the 财神 kind, one-hot (J2)
-        ("indicator", 1),       # the face-up indicator, one-hot
-        ("won_tile", 4),        # per relative seat: tile won on (the hand is over)
-        ("flowers", 4),         # per relative seat: flowers set aside / 8
-        ("ankan_count", 4),     # per relative seat: number of 暗杠 / 4
-        ("dealer", 4),          # per relative seat: is the dealer
-        ("beans", 4),           # per relative seat: beans / bean_scale
-        ("seat", 4),            # absolute seat of the observer, one-hot
-        ("seat_wind", 4),       # the observer's seat wind E S W N, one-hot
-        ("prevailing", 4),      # the prevailing wind E S W N, one-hot
-        ("phase", 3),           # turn / claim / rob
-        ("wall", 1),            # tiles left in the wall / 144
-        ("after_kong", 1),      # the observer's current draw is a kong replacement (杠上开花 chance)
-        ("rules", 4),           # room popular / eight_fan / no_fan, discard_payers == all_mcr
-    ])
+    plane_spec = [
+        ("hand", 4, "own concealed hand, thermometer (>=1 ... >=4); wildcards at their face"),
+        ("drawn", 1, "tile just drawn by the observer"),
+        ("claim", 1, "discard being claimed, or tile being added to a kong (rob window)"),
+        ("chow", 4, "per relative seat: number of 吃 melds by lowest kind"),
+        ("pong", 4, "per relative seat: 碰 kinds"),
+        ("kong", 4, "per relative seat: exposed kongs (直杠, 加杠)"),
+        ("own_ankan", 1, "observer's own 暗杠 kinds"),
+        ("river", 4, "per relative seat: discard counts / 4"),
+        ("recent", 4 * RECENT, "per relative seat: last 4 discards, most recent first, one-hot each"),
+        ("wild", 1, "the 财神 kind, one-hot (J2)"),
+        ("indicator", 1, "the face-up indicator, one-hot"),
+        ("won_tile", 4, "per relative seat: tile won on (the hand is over)"),
+        ("flowers", 4, "per relative seat: flowers set aside / 8"),
+        ("ankan_count", 4, "per relative seat: number of 暗杠 / 4"),
+        ("dealer", 4, "per relative seat: is the dealer"),
+        ("beans", 4, "per relative seat: beans / bean_scale"),
+        ("seat", 4, "absolute seat of the observer, one-hot"),
+        ("seat_wind", 4, "the observer's seat wind E S W N, one-hot"),
+        ("prevailing", 4, "the prevailing wind E S W N, one-hot"),
+        ("phase", 3, "turn / claim / rob"),
+        ("wall", 1, "tiles left in the wall / 144"),
+        ("after_kong", 1, "the observer's current draw is a kong replacement (杠上开花 chance)"),
+        ("rules", 4, "room popular / eight_fan / no_fan, discard_payers == all_mcr"),
+    ]
+    """(view name, planes, meaning) in plane order."""
+    views = _layout(plane_spec)
+    meanings = _meanings(plane_spec)
     planes = max(s.stop for s in views.values())
+    wide_ranges = {"chow": (0.0, 4.0)}  # a seat may hold the same chow up to four times
     state_views = _layout([
         ("hands", 16),          # every seat's hand, thermometer, absolute seat order
         ("chow", 4), ("pong", 4), ("kong", 4), ("ankan", 4),
@@ -259,8 +301,11 @@ class JoyMahjongObserver:
     ])
     state_planes = max(s.stop for s in state_views.values())
 
-    def __init__(self, bean_scale: float, room: str = "popular", all_mcr: bool = False) -> None:
+    def __init__(self, bean_scale: float, room: str = "popular", all_mcr: bool = False,
+                 bean_bound: float = 80.0) -> None:
         self.bean_scale = float(bean_scale)
+        self.bean_bound = float(bean_bound)
+        """No seat's beans in one hand exceed ``bean_bound · bean_scale``: the range of the bean planes."""
         self.rule_flags = [float(room == r) for r in _ROOMS] + [float(all_mcr)]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]

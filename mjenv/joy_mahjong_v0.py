@@ -5,10 +5,12 @@ Import                  ``from mjenv import joy_mahjong_v0``
 Make                    ``joy_mahjong_v0.env(room="popular"|"eight_fan"|"no_fan", **options)``; ``raw_env`` unwrapped
 Agents                  ``player_0`` … ``player_3`` (seats; dealer and prevailing wind seeded)
 Action space            ``Discrete(76)``, the same for every seat (see below)
-Observation space       ``Dict(observation=Box(-inf, inf, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``
+Observation space       ``Dict(observation=Box(low, high, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``;
+                        finite bounds per plane: ``docs/observations.md``
 State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
-Render modes            ``ansi`` (returns a str), ``human`` (prints)
+Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
+                        to act observes); ``metadata["render_fps"]`` 4
 ======================  =====================================================================
 
 **Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
@@ -56,7 +58,8 @@ the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat 
 hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
 ``end_reason`` at the end.
 
-**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs.
+**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
+finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ from pettingzoo import AECEnv
 
 from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
-from .aec import MahjongAECEnv, wrap
+from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
 from .encoding import JoyMahjongObserver
 from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
@@ -79,6 +82,19 @@ __all__ = ["LAYOUT", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "
 _SCALE_BASE = {"popular": 16, "eight_fan": 24, "no_fan": 10}
 
 
+MAX_FAN = 400
+"""More fan than any hand scores: the largest Chinese Official hands stay under 350 fan with
+every compatible fan counted, and 无财神 (2) and eight 花牌 add 10."""
+
+
+def hand_bean_bound(r: JoyMahjongRules) -> int:
+    """More beans than one seat can win or lose in one hand (the range of the bean planes): a win
+    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), paid by three seats; then the
+    rake. Kongs pay nothing in Joy Mahjong."""
+    per_pair = {"popular": MAX_FAN, "eight_fan": MAX_FAN + 8, "no_fan": 10}[r.room] * 2 * 2
+    return 3 * per_pair * r.room_coefficient + r.rake
+
+
 def env(**options: Any) -> AECEnv:
     """The wrapped environment (order enforcing)."""
     return wrap(raw_env(**options))
@@ -87,7 +103,8 @@ def env(**options: Any) -> AECEnv:
 class raw_env(MahjongAECEnv):
     """Joy Mahjong AEC environment; see the module docstring for the reference table."""
 
-    metadata = {"name": "joy_mahjong_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "joy_mahjong_v0", "render_modes": RENDER_MODES, "render_fps": RENDER_FPS,
+                "is_parallelizable": False}
     layout = LAYOUT
     script_keys = ("wall", "dealer", "prevailing_wind")
     """``reset(options=...)``: ``wall`` (144 kinds, head first), ``dealer`` and ``prevailing_wind``
@@ -107,8 +124,9 @@ class raw_env(MahjongAECEnv):
         self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
-        observer = JoyMahjongObserver(bean_scale=4 * _SCALE_BASE[r.room] * r.room_coefficient,
-                                      room=r.room, all_mcr=r.discard_payers == "all_mcr")
+        scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
+        observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
+                                      bean_bound=hand_bean_bound(r) / scale)
         self._setup(observer, render_mode, match_hands, tile_style, log_path)
         self.game: JoyMahjongGame | None = None
         self._prevailing0 = 0

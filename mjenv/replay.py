@@ -537,7 +537,9 @@ def ending_text(game: str, reason: str, wins: int) -> str:
 
     ``draw`` is always the exhaustive draw (流局 / 荒庄: the wall ran out), never drawing a tile."""
     if game == "joy_mahjong":
-        return "a win ends the hand (J10)" if reason == "win" else "荒庄, exhaustive draw: the wall ran out with no win"
+        if reason == "win":
+            return "a win ends the hand (J10)"
+        return "荒庄, exhaustive draw: the wall ran out with no win"
     if reason == "win":
         # Blood mode ends on the third win; classic mode (S14) at the first discard or draw won on.
         return f"{wins} wins: three seats have won (S14)" if wins >= 3 else "classic mode: the first win ends the hand"

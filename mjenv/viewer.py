@@ -212,7 +212,8 @@ def _multiplier(rec: dict[str, Any], options: dict[str, Any]) -> str:
         return f"{rec['fan']} fan → X {rec['X']}"
     fan = sum(f for _, f in rec["fans"])
     capped = min(fan, options["cap_fan"])
-    return f"{fan} fan" + (f" (capped at {capped})" if capped < fan else "") + f" → ×{2 ** (capped - 1)}, X {rec['X']}"
+    cap = f" (capped at {capped})" if capped < fan else ""
+    return f"{fan} fan{cap} → ×{2 ** (capped - 1)}, X {rec['X']}"
 
 
 def view_data(path: PathLike) -> dict[str, Any]:

@@ -58,7 +58,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import MahjongAECEnv
+from .aec import RENDER_FPS, MahjongAECEnv
 from .engine.core import N_SEATS, IllegalActionError
 
 GAMES = {"blood_battle": "mjenv.blood_battle_v0", "joy_mahjong": "mjenv.joy_mahjong_v0"}
@@ -111,7 +111,7 @@ def _load_opponent(spec: Any, game: str) -> Any:
 class SingleSeatEnv(gymnasium.Env):
     """One learning seat against three opponent policies; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
 
     def __init__(self, game: str = "blood_battle", opponents: Any = "random", seat: int | str = 0,
                  illegal_action: str = "raise", **env_options: Any) -> None:

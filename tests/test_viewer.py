@@ -74,7 +74,8 @@ def chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
 
 def drive(page: str, steps: int, tmp: Path, hash_: str = "") -> dict[str, Any]:
     """Load ``page`` with the key-pressing driver; return what it recorded."""
-    page = page.replace("<head>", "<head>" + ERRORS_HOOK, 1).replace("</body>", DRIVER % {"steps": steps} + "</body>", 1)
+    page = page.replace("<head>", "<head>" + ERRORS_HOOK, 1)
+    page = page.replace("</body>", DRIVER % {"steps": steps} + "</body>", 1)
     path = tmp / "driven.html"
     path.write_text(page, encoding="utf-8")
     dom = chromium("--virtual-time-budget=5000", "--dump-dom", path.as_uri() + hash_, tmp=tmp).stdout
@@ -265,7 +266,8 @@ def test_view_refuses_a_log_that_does_not_verify(logs: dict[str, Path], tmp_path
 
 
 def _rewrite(path: Path, out: Path, index: int, change: Any) -> int:
-    """Copy a log to ``out`` with ``change(record)`` applied to its ``index``-th action line; returns its line number."""
+    """Copy a log to ``out`` with ``change(record)`` applied to its ``index``-th action line;
+    returns the line's number."""
     lines = path.read_text(encoding="utf-8").splitlines()
     at = [i for i, line in enumerate(lines) if '"type": "action"' in line][index]
     rec = json.loads(lines[at])
