@@ -85,7 +85,7 @@ def _run_score(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         melds = " ".join(args.meld)
-        setting = args.room or args.preset or "default"
+        setting = args.room or args.preset or ("happy" if args.game == "blood_battle" else "popular")
         head = (f"{args.game} ({setting}): {args.hand}{' + ' + melds if melds else ''}, "
                 f"win {args.win_tile}")
         print(_score_table(result, head))
@@ -103,7 +103,7 @@ def _add_score_parser(sub: Any) -> None:
     p.add_argument("--win-tile", required=True, help="the winning tile, e.g. 9m")
     p.add_argument("--meld", action="append", default=[], metavar="MELD",
                    help="declared meld, repeatable: chow:345m, pong:5p, kong:5p, addkong:5p, ankan:5p")
-    p.add_argument("--preset", help="rule preset (blood_battle: qq (default), happy; "
+    p.add_argument("--preset", help="rule preset (blood_battle: happy (default), qq; "
                                     "joy_mahjong: standard)")
     p.add_argument("--self-drawn", action="store_true", help="won on one's own draw (自摸)")
     p.add_argument("--after-kong", action="store_true",
@@ -140,7 +140,9 @@ def _run_demo(args: argparse.Namespace) -> int:
     """Handler of ``mjenv demo``."""
     from .demo import run_demo
 
-    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every))
+    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every, log_path=args.log))
+    if args.log:
+        print(f"appended the hand to {args.log}: mjenv view {args.log} draws it")
     return 0
 
 
@@ -150,6 +152,7 @@ def _add_demo_parser(sub: Any) -> None:
     p.add_argument("--preset", default="happy", choices=["happy", "qq"])
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--every", type=int, default=0, help="also render the table every N decisions")
+    p.add_argument("--log", metavar="FILE", help="append the hand's replay log to FILE (for mjenv view)")
     p.set_defaults(func=_run_demo)
 
 
@@ -161,7 +164,8 @@ def _run_bench(args: argparse.Namespace) -> int:
     from . import benchmark
 
     try:
-        result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory)
+        result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory,
+                               progress=not args.no_progress)
     except ValueError as exc:  # bad preset / room, decisions or repeats
         print(f"mjenv bench: error: {exc}", file=sys.stderr)
         return 2
@@ -181,6 +185,7 @@ def _add_bench_parser(sub: Any) -> None:
     p.add_argument("--decisions", type=int, default=20000, help="decisions per repeat")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-memory", action="store_true", help="skip the 1,000-env memory figure")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it goes to stderr)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run_bench)
 
@@ -228,7 +233,8 @@ def _add_eval_parser(sub: Any) -> None:
                                    "seats. Two agents: the first plays one seat, the second three (1-vs-3); "
                                    "four agents: cyclic rotations. Exit status 2 on bad arguments.")
     p.add_argument("--game", default="blood_battle", help="game: blood_battle (default) or joy_mahjong")
-    p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy, qq); default: the env's")
+    p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy (default), qq; "
+                                                  "joy_mahjong: standard)")
     p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
@@ -259,7 +265,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         """--render: one line per event and claim answer, the whole table at each hand's end."""
         rec = ll.record
         if rec["type"] != "action":
-            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game))
+            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game), wins=len(game.wins))
         else:  # claim answers; other actions show as their events
             text = replay.describe_action(rec, game.layout)
         if text is not None:
@@ -375,7 +381,7 @@ def _add_play_parser(sub: Any) -> None:
     p.add_argument("--opponents", default="random",
                    help="policy for the other seats, or three comma-separated (random, heuristic)")
     p.add_argument("--preset", default=None,
-                   help="rule preset (blood_battle: qq (default), happy; joy_mahjong: standard)")
+                   help="rule preset (blood_battle: happy (default), qq; joy_mahjong: standard)")
     p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic")
     p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")

@@ -24,7 +24,7 @@ from .render import SEAT_WINDS, render_table
 from .replay import describe_event
 
 QUIT_WORDS = ("q", "quit", "exit")
-GAMES = {"blood_battle": ("blood battle", "qq"), "joy_mahjong": ("Joy Mahjong", "standard")}
+GAMES = {"blood_battle": ("blood battle", "happy"), "joy_mahjong": ("Joy Mahjong", "standard")}
 """Game name -> (title, default preset)."""
 
 
@@ -51,8 +51,19 @@ def _policies(opponents: str | Sequence[Any], human: int, game: str = "blood_bat
     return {seat: load_policy(spec, game) for seat, spec in zip(others, specs)}
 
 
-def _tiles(kinds: Sequence[int], style: str) -> str:
-    return tiles.show(kinds, style) if kinds else "-"
+HONOUR_EN = {"E": "east", "S": "south", "W": "west", "N": "north", "C": "red dragon",
+             "F": "green dragon", "P": "white dragon"}
+"""The mjai letters of action names, spelled out: ``discard P`` is 白, not a 筒 (p) tile."""
+
+
+def _tiles(kinds: Sequence[int], style: str, wild: int | None = None) -> str:
+    """Tiles for people; each 财神 (``wild``) marked with ``*``."""
+    if not kinds:
+        return "-"
+    if wild is None or wild not in kinds:
+        return tiles.show(kinds, style)
+    return (" " if style == "zh" else "").join(tiles.show([k], style) + ("*" if k == wild else "")
+                                                for k in sorted(kinds))
 
 
 def _view(g: GameCore, me: int, style: str) -> str:
@@ -83,9 +94,12 @@ def _view(g: GameCore, me: int, style: str) -> str:
     drawn = g.drawn if g.current_player == me and g.phase == "turn" else None
     if drawn is not None:
         hand[drawn] -= 1
-    text = f"your hand: {_tiles(tiles.from_counts(hand), style)}"
+    wild = g.wild if joy else None
+    text = f"your hand: {_tiles(tiles.from_counts(hand), style, wild)}"
     if drawn is not None:
-        text += f"   摸 {_tiles([drawn], style)}"
+        text += f"   摸 {_tiles([drawn], style, wild)}"
+    if joy and g.hands[me][g.wild]:
+        text += "   (* = 财神, the wildcard)"
     lines.append(text)
     if g.phase in ("claim", "rob"):
         what = "discard" if g.phase == "claim" else f"{'加杠' if joy else '面下杠'} tile (rob it?)"
@@ -109,7 +123,11 @@ def _action_list(mask: np.ndarray, style: str, layout: ActionLayout = LAYOUT) ->
         zh = layout.name_zh(int(a))
         if style == "unicode" and a < layout.KONG:
             zh = f"打 {tiles.glyph(int(a))}"
-        rows.append(f"  [{a:2d}] {layout.name(int(a)):<16} {zh}")
+        name = layout.name(int(a))
+        letter = name.rsplit(" ", 1)[-1]
+        if letter in HONOUR_EN:
+            name += f" ({HONOUR_EN[letter]})"
+        rows.append(f"  [{a:2d}] {name:<24} {zh}")
     return "\n".join(rows)
 
 
@@ -155,8 +173,9 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
              input_fn: Callable[[str], str] = input, print_fn: Callable[..., None] = print,
              game: str = "blood_battle", **options: Any) -> PlayResult:
     """Play one hand of ``game`` with a person at ``seat``; ``preset`` defaults to the blood
-    battle's ``qq`` (Joy Mahjong: ``standard``); ``options`` go to the env (``mode``, ``room``,
-    rule fields)."""
+    battle's ``happy`` (Joy Mahjong: ``standard``), as in every other command; ``seed`` None: a
+    fresh one, printed so the hand can be played again; ``options`` go to the env (``mode``,
+    ``room``, rule fields)."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
     if not (isinstance(seat, int) and 0 <= seat < 4):
@@ -164,6 +183,9 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
     title, default_preset = GAMES[game]
     preset = default_preset if preset is None else preset
     policies = _policies(opponents, seat, game)
+    drawn_seed = seed is None
+    if drawn_seed:
+        seed = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
     module = blood_battle_v0 if game == "blood_battle" else joy_mahjong_v0
     env = module.env(preset=preset, tile_style=tile_style, log_path=log_path, **options)
     env.reset(seed=seed)
@@ -172,7 +194,8 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
     rng = np.random.default_rng(seed)  # the opponents' only randomness: a seed replays the game
     names = ", ".join(f"player_{s} {getattr(p, 'name', p)}" for s, p in policies.items())
     setting = raw.rules.room if game == "joy_mahjong" else preset
-    print_fn(f"{title} ({setting}), seed {seed}: you are player_{seat}; opponents {names}")
+    again = f" (drawn at random; --seed {seed} deals it again)" if drawn_seed else ""
+    print_fn(f"{title} ({setting}), seed {seed}{again}: you are player_{seat}; opponents {names}")
     shown, decisions = 0, 0  # events printed so far; the person's decisions
     finished = True
     for agent in env.agent_iter():
@@ -199,9 +222,11 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
     if finished:
         _print_events(g, shown, seat, tile_style, print_fn, game)
         print_fn("")
-        print_fn(render_table(g, tile_style))  # the hand is over: every hand face up
+        print_fn(render_table(g, tile_style))  # the hand is over: every hand face up; its last line ends it
     else:
         print_fn("quit; the hand is not finished. Beans so far:")
+        if log_path is not None:
+            print_fn(f"no log written to {log_path}: a replay log holds whole hands only")
     print_fn(bean_table(g, seat))
     env.close()
     return PlayResult(list(g.beans), finished, g.end_reason, decisions)
@@ -211,7 +236,7 @@ def _print_events(g: GameCore, shown: int, me: int, style: str, print_fn: Callab
                   game: str = "blood_battle") -> int:
     """Print the events since ``shown`` as seat ``me`` may see them; return the new count."""
     for ev in g.events[shown:]:
-        if ev["type"] == "start_hand":
+        if ev["type"] in ("start_hand", "end_hand"):  # the table shows the deal; the final table the end
             continue
         text = describe_event(ev, style, viewer=me, game=game)
         if text is not None:

@@ -55,7 +55,7 @@ def test_scripted_game_reprompts_and_reaches_the_end(tmp_path):
     assert "0 (discard 1m) is not legal now. Enter one of [59, 60, 61]." in text
     assert text.count("your action (number, q to quit): ") == len(person.typed)
     assert "player_1 定缺 筒" in text  # the sixth entry was taken
-    assert "[59] void m           定缺 万" in text
+    assert "[59] void m" + " " * 19 + "定缺 万" in text
     assert result.finished and result.end_reason in ("win", "draw")
     assert result.decisions == len(person.typed) - 5
     assert sum(result.beans) == 0
