@@ -25,7 +25,8 @@ worker reuses one policy object for all the hands of its chunk.
     wins whose ``source`` (the discarder, or the robbed kong-maker) was the agent, per hand. In
     blood battle one seat can deal in more than once a hand.
 ``draw_rate``
-    hands that ended ``draw`` (wall empty) in which the agent had not won.
+    hands that ended in an exhaustive draw (end reason ``draw``: 流局 / 荒庄, the wall ran out) in
+    which the agent had not won; the table's ``流局`` column. Drawing a tile is never counted.
 ``mean_fan`` / ``mean_capped_fan``
     mean ``total_fan`` / ``capped_fan`` of the agent's wins (``None`` without wins). Joy Mahjong
     has no cap: both are the mean fan, flowers included.
@@ -33,7 +34,7 @@ worker reuses one policy object for all the hands of its chunk.
     beans of one seat of the agent over every hand (``mean_beans × hands``) and its level title
     (等级, :func:`agents.levels.level_title`).
 
-**JSON** (:meth:`ArenaResult.to_dict`): ``schema`` (``"mjenv.arena/1"``), ``game``, ``mode``
+**JSON** (:meth:`ArenaResult.to_dict`): ``schema`` (``"mjenv.arena/1"``), ``game``, ``preset``, ``mode``
 (``"1v3"`` or ``"4"``), ``agents`` (specs as given), ``labels``, ``seed``, ``deals``,
 ``hands`` (deals × 4), ``env_options``, ``rules``, ``rake``, ``interval``, ``results``
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
@@ -56,7 +57,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from .levels import level_title
+from .levels import level_legend, level_title
 from .registry import load_policy
 
 N_SEATS = 4
@@ -220,6 +221,8 @@ class ArenaResult:
     records: list[HandRecord]
     workers: int
     elapsed_s: float
+    preset: str = ""
+    """The env's rule preset (``happy``, ``qq``; Joy Mahjong ``standard``), given or default."""
 
     @property
     def mode(self) -> str:
@@ -294,6 +297,7 @@ class ArenaResult:
         d = {
             "schema": SCHEMA,
             "game": self.game,
+            "preset": self.preset,
             "mode": self.mode,
             "agents": [_spec_name(spec) for spec in self.agents],
             "labels": list(self.labels),
@@ -313,16 +317,22 @@ class ArenaResult:
         }
         return _nan_to_none(d)
 
+    @property
+    def setting(self) -> str:
+        """The rules in a few words: the preset (Joy Mahjong: the room) and the options given."""
+        first = f"room {self.rules.get('room')}" if self.game == "joy_mahjong" else f"preset {self.preset}"
+        rest = [f"{k}={v}" for k, v in self.env_options.items() if k not in ("preset", "room")]
+        return ", ".join([first, *rest])
+
     def format_table(self) -> str:
-        """The per-agent table for the terminal."""
+        """The per-agent table for the terminal, with a legend of its columns."""
         st = self.stats()
-        opts = ", ".join(f"{k}={v}" for k, v in self.env_options.items()) or "defaults"
-        head = (f"{self.game} ({opts}) · {self.mode} duplicate · {self.deals} deals × 4 rotations = "
+        head = (f"{self.game} ({self.setting}) · {self.mode} duplicate · {self.deals} deals × 4 rotations = "
                 f"{self.deals * N_SEATS} hands · seed {self.seed} · {self.workers} worker(s) · "
                 f"{self.elapsed_s:.1f} s")
         w = max(len(label) for label in self.labels)
         cols = (f"{'agent':<{w}}  seats  {'beans/hand ± 95% CI (t)':>24}  {'win':>6}  {'deal-in':>7}  "
-                f"{'tsumo':>6}  {'draw':>6}  {'fan':>5}  {'cumulative':>11}  level")
+                f"{'tsumo':>6}  {'流局':>4}  {'fan':>5}  {'cumulative':>11}  level")
         lines = [head, cols, "-" * len(cols)]
         for label, s in st.items():
             fan = f"{s['mean_fan']:.2f}" if s["mean_fan"] is not None else "-"
@@ -333,6 +343,9 @@ class ArenaResult:
                 f"{s['cumulative_beans']:>+11.0f}  {s['level']}"
             )
         lines.append(f"rates are per hand of one seat; CI: Student t over {self.deals} duplicate sets")
+        lines.append("win: hands won · deal-in: wins on the agent's discard (or robbed kong) · tsumo: self-drawn "
+                     "wins · 流局: exhaustive draws (the wall ran out) the agent had not won")
+        lines.append("cumulative: beans of one seat over all hands · " + level_legend(self.game))
         return "\n".join(lines)
 
     def plot(self, path: str) -> None:
@@ -360,8 +373,7 @@ class ArenaResult:
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xlabel("hands (deals × 4 rotations)")
         ax.set_ylabel("cumulative beans (one seat)")
-        opts = ", ".join(f"{k}={v}" for k, v in self.env_options.items())
-        ax.set_title(f"{self.game} ({opts or 'defaults'}) {self.mode} duplicate, {self.deals} deals, "
+        ax.set_title(f"{self.game} ({self.setting}) {self.mode} duplicate, {self.deals} deals, "
                      f"seed {self.seed}: 95% t bands", fontsize=10)
         ax.legend()
         fig.savefig(path, format="png")
@@ -443,4 +455,4 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
             records = [rec for lo in sorted(chunks) for rec in chunks[lo]]
     elapsed = time.perf_counter() - start
     return ArenaResult(game, agents, _labels(agents), seed, deals, env_options, rules, rake,
-                       records, workers, elapsed)
+                       records, workers, elapsed, raw.preset)

@@ -43,3 +43,13 @@ def level_title(game: str, score: float) -> str:
         if score >= low:
             title = name
     return title
+
+
+_NAMED_AFTER = {"blood_battle": "chilli varieties, seed 004", "joy_mahjong": "tiles, seed 001"}
+
+
+def level_legend(game: str) -> str:
+    """What the ``level`` column of a game means, in one line for a table's legend."""
+    titles = [title for title, _ in LEVEL_TABLES[game]]
+    return (f"level: the {game} 等级 title of the cumulative score, from {titles[0]} up to {titles[-1]} "
+            f"({len(titles)} titles named after {_NAMED_AFTER[game]}); cosmetic (RULES S16), not a tile")

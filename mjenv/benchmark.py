@@ -57,19 +57,27 @@ def _play_rlcard(decisions: int, seed: int) -> tuple[int, float]:
 
 
 def decisions_per_second(players: dict[str, Callable[[int, int], tuple[int, float]]], decisions: int,
-                         repeats: int) -> dict[str, float]:
+                         repeats: int, progress: bool = False) -> dict[str, float]:
     """Median decisions/s of each player over ``repeats`` rounds.
 
     One warm-up round first (memo tables fill on first use); each round then runs every player
-    once, interleaved, so a passing load on the machine hits all of them alike.
+    once, interleaved, so a passing load on the machine hits all of them alike. ``progress``: a
+    bar on stderr, one step per player run.
     """
-    for play in players.values():
-        play(max(decisions // 10, 500), 999_999)
-    rates: dict[str, list[float]] = {name: [] for name in players}
-    for r in range(repeats):
+    from tqdm import tqdm
+
+    with tqdm(total=(repeats + 1) * len(players), unit="run", desc="bench", disable=not progress) as bar:
         for name, play in players.items():
-            n, dt = play(decisions, 1000 * r)
-            rates[name].append(n / dt)
+            bar.set_postfix_str(f"warm-up {name}")
+            play(max(decisions // 10, 500), 999_999)
+            bar.update()
+        rates: dict[str, list[float]] = {name: [] for name in players}
+        for r in range(repeats):
+            for name, play in players.items():
+                bar.set_postfix_str(f"repeat {r + 1}/{repeats} {name}")
+                n, dt = play(decisions, 1000 * r)
+                rates[name].append(n / dt)
+                bar.update()
     return {name: statistics.median(v) for name, v in rates.items()}
 
 
@@ -97,10 +105,11 @@ print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2*
 
 
 def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 20000, repeats: int = 3,
-        memory: bool = True) -> dict[str, Any]:
+        memory: bool = True, progress: bool = False) -> dict[str, Any]:
     """Measure raw_env, env() and RLCard in one run; return the figures (also printed).
 
-    ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first)."""
+    ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first);
+    ``progress``: report each run and the memory measurement on stderr."""
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
     if not (isinstance(decisions, int) and decisions >= 1 and isinstance(repeats, int) and repeats >= 1):
@@ -118,11 +127,13 @@ def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 
     }
     if importlib.util.find_spec("rlcard") is not None:
         players["rlcard_mahjong"] = _play_rlcard
-    result.update(decisions_per_second(players, decisions, repeats))
+    result.update(decisions_per_second(players, decisions, repeats, progress))
     if "rlcard_mahjong" in result:
         result["raw_env_ratio"] = result["raw_env"] / result["rlcard_mahjong"]
         result["env_ratio"] = result["env"] / result["rlcard_mahjong"]
     if memory and importlib.util.find_spec("psutil") is not None:
+        if progress:
+            print("bench: memory of 1,000 live raw_env instances (a fresh process) …", file=sys.stderr, flush=True)
         result["memory_1000_raw_env"] = memory_per_env(1000, preset, game)
     return result
 

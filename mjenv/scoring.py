@@ -79,7 +79,7 @@ def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], flags: d
     dealer, void, and any BloodBattleRules field)."""
     own, rule_overrides = _split_options(
         "blood_battle", options,
-        {"preset": "qq", "first_turn": False, "dealer": False, "void": None}, BloodBattleRules)
+        {"preset": "happy", "first_turn": False, "dealer": False, "void": None}, BloodBattleRules)
     rules = blood_battle_rules(own["preset"], **rule_overrides)
     ctx = WinContext(**flags, first_turn=own["first_turn"], dealer=own["dealer"])
     void_suit = _void_suit(own["void"])
@@ -162,7 +162,7 @@ def score(game: str = "blood_battle", hand: str = "11224444557799m", win_tile: s
     ``chow:345m``, ``pong:5p``, ``kong:5p``, ``addkong:5p``, ``ankan:5p``; the flags describe
     the win. The other keywords belong to the game:
 
-    - ``blood_battle``: ``preset`` (``qq`` default, ``happy``), ``first_turn``, ``dealer``,
+    - ``blood_battle``: ``preset`` (``happy`` default, as the env's; ``qq``), ``first_turn``, ``dealer``,
       ``void`` (the 定缺 suit), and any rule field (e.g. ``cap_fan=8``); see
       :class:`mjenv.rules.sichuan.WinContext`.
     - ``joy_mahjong``: ``room`` (``popular``, ``eight_fan``, ``no_fan``) and the other rule

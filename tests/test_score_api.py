@@ -16,7 +16,7 @@ KEYS = {"fans", "total_fan", "capped_fan", "multiplier", "X"}
 
 
 def test_default_hand() -> None:
-    # Defaults: qq, 11224444557799m on 9m, discard → 清龙七对 6 (根 1 - 1) → 6·32.
+    # Defaults: happy (as every command), 11224444557799m on 9m, discard → 清龙七对 6 (根 1 - 1) → 6·32.
     result = score()
     assert [(f.name, f.name_en, f.fan) for f in result.fans] == [
         ("清龙七对", "full flush dragon seven pairs", 6)]
@@ -50,7 +50,7 @@ def test_b3_hand_level_example() -> None:
     (dict(hand="23445677p345789s", win_tile="7p", void="万"), 1, 6),
     # 天胡 in qq: 6 fan ×32 + 1 → 198; last_tile adds nothing.
     (dict(hand="23445677p345789s", win_tile="7p", first_turn=True, dealer=True,
-          self_drawn=True, last_tile=True), 6, 198),
+          self_drawn=True, last_tile=True, preset="qq"), 6, 198),
     # Chinese tile notation is accepted.
     (dict(hand="一万一万一万二万二万二万四万四万四万三筒三筒三筒九筒九筒", win_tile="九筒"), 2, 12),
 ])
@@ -120,9 +120,10 @@ def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
     (["--rule", "cap_fan=8", "--rule", "gen_counts_kongs=false"], 384),  # fours in hand count
     (["--rule", "base_points=10"], 320),  # capped 6 → 10·32
     (["--rule", "self_draw_bonus=none", "--self-drawn"], 192),  # str value
-    (["--self-drawn"], 198),  # qq add_base: 6·(32+1)
+    (["--self-drawn", "--preset", "qq"], 198),  # qq add_base: 6·(32+1)
+    (["--self-drawn"], 192),  # happy (the default) add_fan: 7 fan, capped at 6
     (["--void", "p", "--rob-kong"], 192),
-    (["--first-turn", "--dealer", "--self-drawn", "--last-tile"], 198),
+    (["--first-turn", "--dealer", "--self-drawn", "--last-tile", "--preset", "qq"], 198),
 ])
 def test_cli_options(capsys: pytest.CaptureFixture[str], extra: list[str], X: int) -> None:
     rc = main(["score", "--hand", "11114444557799m", "--win-tile", "9m", "--json", *extra])

@@ -142,7 +142,8 @@ class TrainConfig:
     eval_opponents: list = dataclasses.field(default_factory=lambda: ["random", "heuristic"])
     """Baselines for the arena (``agents.load_policy`` names); the policy plays 1 seat vs 3."""
     eval_workers: int = 1
-    """Arena worker processes; each new process pays torch's import, so 1 is fastest for short evaluations."""
+    """Arena worker processes of the periodic evaluations; each new process pays torch's import, so 1
+    is fastest for short evaluations. The final evaluation uses ``max(eval_workers, workers)``."""
     eval_seed: int = 12345
     """Arena seed: the same deals at every evaluation."""
 

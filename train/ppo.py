@@ -167,15 +167,18 @@ def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int) -> dict[str, Any]:
-    """Duplicate arena (1 seat vs 3) of the greedy policy against each of ``cfg.eval_opponents``."""
+def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int, workers: int | None = None,
+             progress: bool = False) -> dict[str, Any]:
+    """Duplicate arena (1 seat vs 3) of the greedy policy against each of ``cfg.eval_opponents``,
+    on ``workers`` processes (default ``cfg.eval_workers``), with a progress bar if ``progress``."""
     from agents.arena import run_arena  # lazily: only evaluation needs the arena and its baselines
 
     player = PolicyValueNet(**{**net.arch, "state_planes": 0})
     player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
     policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
     return {opp: run_arena(cfg.game, agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
-                           workers=cfg.eval_workers, env_options=cfg.env_options, progress=False)
+                           workers=cfg.eval_workers if workers is None else workers,
+                           env_options=cfg.env_options, progress=progress)
             for opp in cfg.eval_opponents}
 
 
@@ -350,9 +353,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
 
     # ---------------------------------------------------------------- final evaluation
     if cfg.eval_opponents:
+        # The rollout workers are closed: the final evaluation may use their cores too.
+        final_workers = max(cfg.eval_workers, cfg.workers)
         print(f"evaluating {ckpt_path} against {', '.join(cfg.eval_opponents)}: "
-              f"{cfg.eval_deals} duplicate deals × 4 rotations each …", flush=True)
-        results = evaluate(net, cfg, global_step)
+              f"{cfg.eval_deals} duplicate deals × 4 rotations each, {final_workers} worker(s) …", flush=True)
+        results = evaluate(net, cfg, global_step, final_workers, progress=cfg.progress)
         log_eval(writer, results, global_step)
         for result in results.values():
             print(result.format_table(), flush=True)
