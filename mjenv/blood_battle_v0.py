@@ -19,7 +19,9 @@ name (``cap_fan=8``, ``room_coefficient=200``, ``rake=400`` …); ``rules_file``
 ``configs/``; ``match_hands`` (default 1): hands per episode, the dealer passing per S1;
 ``render_mode``; ``tile_style``: ``zh`` or ``unicode``; ``log_path`` (default None): append a
 JSON-lines replay log of every finished hand to this file (a header with the rules and seed,
-then every event and decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``).
+then every event and decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``, draw with ``mjenv view FILE``;
+``env.unwrapped.log_decision(probs)`` before a step adds the legal actions and a policy's
+probabilities to that decision's line).
 Unknown options and bad values raise at construction, naming the field.
 
 **Actions** (``env.unwrapped.action_name(a)``)::

@@ -21,7 +21,9 @@ to the next seat every hand and the prevailing wind advances every four hands fr
 16 = a full match); ``render_mode``; ``tile_style``: ``zh`` or ``unicode``; ``log_path`` (default
 None): append a JSON-lines replay log of every finished hand to this file (a header naming the
 game, its rules and seed, then every event — 补花, the 财神 indicator, the bird included — and
-decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``). Unknown options and
+decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``, draw with ``mjenv view FILE``;
+``env.unwrapped.log_decision(probs)`` before a step adds the legal actions and a policy's
+probabilities to that decision's line). Unknown options and
 bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
 (144 kinds, head first), ``dealer`` and ``prevailing_wind`` (0-3 = E S W N) for the first hand;
 without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the

@@ -66,6 +66,7 @@ class TableView:
         if t == "tsumo":
             self.hands[s][k] += 1
             self.drawn[s] = k
+            self.claim = self._robbable = None  # nobody claimed the last discard
         elif t == "hua":
             if self.hands[s][k]:
                 self.hands[s][k] -= 1
@@ -178,6 +179,7 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
         if rec["type"] == "action":
             frame["decision"] = _decision(rec, layout)
             frame["text"] = f"player_{rec['actor']} → {layout.name_zh(rec['action'])} ({rec['name']})"
+            frame["hidden"] = f"player_{rec['actor']} decides"  # a pass would tell others a claim was possible
         else:
             view.apply(rec)
             n_wins += rec["type"] == "hora"

@@ -56,6 +56,7 @@ DRIVER = """<script>(function () {
   for (let i = 0; i < n; i++) { press("ArrowRight"); out.frames.push(shot()); }
   press("ArrowRight"); out.past_end = shot();
   press("2"); out.views.seat2 = shot();
+  out.events_seat2 = Array.from(document.querySelectorAll("#events li")).map(li => li.textContent);
   press("t"); out.views.table = shot();
   press("Home"); out.home = shot();
   press("End"); out.end = shot();
@@ -156,6 +157,16 @@ def test_one_seat_view_hides_the_other_hands(logs: dict[str, Path], tmp_path: Pa
         assert len(seat2["seats"][s]["hand"]) == len(table["seats"][s]["hand"])
         assert -1 not in table["seats"][s]["hand"]
         assert seat2["seats"][s]["river"] == table["seats"][s]["river"]  # rivers are public
+    # The event list tells the others' decisions and draws without what they chose or drew.
+    lines = [ll.record for ll in replay.read_log(logs["blood_battle"])[0].lines]
+    assert len(got["events_seat2"]) == len(lines)
+    for rec, text in zip(lines, got["events_seat2"]):
+        if rec.get("actor") is None or rec["actor"] == 2:
+            continue
+        if rec["type"] == "action":
+            assert text.endswith(f"player_{rec['actor']} decides"), text
+        elif rec["type"] == "tsumo":
+            assert text.endswith(f"player_{rec['actor']} 摸牌") or "补牌" in text, text
 
 
 def test_decisions_show_the_legal_actions_and_the_policy_probabilities(tmp_path: Path) -> None:
