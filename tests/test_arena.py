@@ -140,7 +140,7 @@ def test_t_quantiles() -> None:
 # ---------------------------------------------------------------- outputs
 
 RESULT_KEYS = {
-    "schema", "game", "mode", "agents", "labels", "seed", "deals", "hands", "env_options", "rules",
+    "schema", "game", "preset", "mode", "agents", "labels", "seed", "deals", "hands", "env_options", "rules",
     "rake", "interval", "results", "per_set_mean_beans", "check", "workers", "elapsed_s",
 }
 AGENT_KEYS = {

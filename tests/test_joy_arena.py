@@ -113,7 +113,7 @@ def test_cli_eval_joy_end_to_end(tmp_path, capsys) -> None:
     assert d["check"]["all_seats_beans_per_hand"] == -8 and d["mode"] == "1v3"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = capsys.readouterr().out
-    assert text.startswith("joy_mahjong (rake=2, room=no_fan)") and "random#2" in text
+    assert text.startswith("joy_mahjong (room no_fan, rake=2)") and "random#2" in text
     status = main(["eval", "--game", "joy_mahjong", "--agents", "random", "random", "random", "random",
                    "--deals", "1", "--no-progress"])
     assert status == 0 and "random#4" in capsys.readouterr().out
