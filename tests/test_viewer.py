@@ -346,3 +346,69 @@ def test_eval_log_then_view(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["deal_00000.jsonl", "deal_00001.jsonl"]
     assert main(["view", str(tmp_path / "logs" / "deal_00001.jsonl")]) == 0
     assert (tmp_path / "logs" / "deal_00001.html").is_file()
+
+
+# ---------------------------------------------------------------- scripted corners of the table
+
+
+def follow(g: Any, script: list[tuple[int, int]]) -> TableView:
+    """Play ``script`` and then pass/discard to the end, rebuilding the table from the new events
+    after every step and comparing it with the engine (hands, melds, rivers, wall, beans)."""
+    import support
+
+    view = TableView(g.events[0], joy=replay.game_of(g) == "joy_mahjong")
+    seen = 1
+
+    def sync() -> None:
+        nonlocal seen
+        for ev in g.events[seen:]:
+            view.apply(ev)
+        seen = len(g.events)
+        for s in range(4):
+            assert view.concealed(s) == list(g.hands[s]), s
+            assert view.rivers[s] == list(g.rivers[s]), s
+            assert [tuple(m[:3]) for m in view.melds[s]] == [(m.kind, m.tile, m.source) for m in g.melds[s]], s
+            assert view.won_tiles[s] == [w.tile for w in g.wins if w.seat == s], s  # every 一炮多响 winner
+        assert (view.wall, view.beans) == (g.wall_count, list(g.beans))
+
+    sync()
+    for seat, action in script:
+        support.play(g, [(seat, action)])
+        sync()
+    while not g.over:
+        support.burn(g, wall=g.wall_count - 1 if g.wall_count else None)
+        sync()
+    return view
+
+
+@pytest.mark.parametrize("robbers", [(2,), (2, 3)])
+def test_table_view_through_a_robbed_added_kong(robbers: tuple[int, ...]) -> None:
+    import test_blood_battle_scenarios as bb
+
+    hands = list(bb.ROB_HANDS)
+    hands[1] = "55m1s13699m44557p"
+    g = bb.new_game("happy", hands, draws="5m 2s 3s 4s 5m", tail="6s")
+    script = bb.dingque() + [(0, bb.D("5m")), (1, bb.PONG), (2, bb.PASS), (3, bb.PASS), (1, bb.D("1s")),
+                             (2, bb.D("2s")), (3, bb.D("3s")), (0, bb.D("4s")), (1, bb.KONG("5m"))]
+    script += [(s, bb.ROB if s in robbers else bb.PASS) for s in (2, 3)]
+    view = follow(g, script)
+    assert [s for s in range(4) if view.won_tiles[s]] == list(robbers)
+    assert view.melds[1][0][0] == "pong"  # the robbed kong is void: the 碰 stays
+
+
+def test_table_view_through_two_winners_on_one_discard() -> None:
+    import test_blood_battle_scenarios as bb
+
+    g = bb.new_game("qq", bb.MULTI_HANDS, draws=bb.MULTI_DRAWS)
+    view = follow(g, bb.dingque() + bb.MULTI_ROUND + [(1, bb.HU), (2, bb.PASS), (3, bb.HU)])
+    assert view.won_tiles[1][:1] == view.won_tiles[3][:1] == [tiles.parse_tile("5m")]
+
+
+def test_table_view_through_a_joy_rob_and_its_bird() -> None:
+    import test_joy_mahjong_scenarios as joy
+
+    g = joy.new_game(joy.ROB_HANDS, draws="6m 7s C F P 6m 2p")
+    view = follow(g, [(0, joy.D("6m")), (1, joy.PASS), (2, joy.PONG), (2, joy.D("E")), (3, joy.D("C")),
+                      (0, joy.D("F")), (1, joy.D("P")), (2, joy.KONG("6m")), (1, joy.ROB)])
+    assert (view.bird, view.bird_seat) == (tiles.parse_tile("2p"), 1)
+    assert view.wild is not None and view.indicator is not None
