@@ -82,7 +82,8 @@ def describe_observation(observation: np.ndarray, observer: Any, style: str = "c
         if "void" in v:
             suits = {tiles.suit_of(k) for k in _kinds(row("void", r))}
             if suits:
-                marks.append("void " + tiles.SUITS[suits.pop()])
+                suit = suits.pop()
+                marks.append("void " + (tiles.SUIT_NAMES_ZH if style == "zh" else tiles.SUITS)[suit])
         won = _kinds(row("won_tile", r))
         if won or ("won" in v and scalar("won", r)):
             marks.append(f"won on {_show(won, style)}" if won else "won")
