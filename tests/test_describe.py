@@ -93,7 +93,13 @@ def test_describe_shows_the_seats_hand_and_rivers_and_nothing_hidden(module) -> 
         for r in range(4):
             s = (seat + r) % 4
             river = tiles.from_counts(np.bincount(g.rivers[s], minlength=tiles.N_KINDS)) if g.rivers[s] else []
-            assert f"river {tiles.fmt(river) if river else '-'}" in text.split(f"· player_{s}")[1].split("\n· ")[0]
+            lines = text.splitlines()
+            at = next(i for i, line in enumerate(lines) if f" · player_{s}" in line)
+            block = "\n".join(lines[at: at + 3])  # the seat's line, its melds, its river
+            assert f"river {tiles.fmt(river) if river else '-'}" in block
+            voids = getattr(g, "void", None)
+            if voids is not None and g.phase != "void":  # revealed once all four chose (S2)
+                assert f"void {tiles.SUITS[voids[s]]}" in block
         assert text.count("\nhand ") == 1  # only the seat's own concealed tiles are listed
         seen += 1
     assert seen > 30
