@@ -97,6 +97,12 @@ def test_describe_shows_the_seats_hand_and_rivers_and_nothing_hidden(module) -> 
             at = next(i for i, line in enumerate(lines) if f" · player_{s}" in line)
             block = "\n".join(lines[at: at + 3])  # the seat's line, its melds, its river
             assert f"river {tiles.fmt(river) if river else '-'}" in block
+            for m in g.melds[s]:
+                shown = {"pong": "碰", "chow": "吃", "ankan": "暗杠"}.get(m.kind, "杠")
+                if m.kind == "ankan" and s != seat:
+                    assert "暗杠 ×" in block and "(hidden)" in block
+                else:
+                    assert f"{shown} {tiles.fmt(m.kinds())}" in block, (m, block)
             voids = getattr(g, "void", None)
             if voids is not None and g.phase != "void":  # revealed once all four chose (S2)
                 assert f"void {tiles.SUITS[voids[s]]}" in block
