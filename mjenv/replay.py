@@ -423,7 +423,9 @@ class ReplayResult:
         reasons: dict[str, int] = {}
         for h in self.hands:
             reasons[h.end_reason] = reasons.get(h.end_reason, 0) + 1
-        ends = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+        # "draw" is the exhaustive draw (the wall ran out), never drawing a tile.
+        words = {"win": "ended by wins", "draw": "ended in an exhaustive draw (流局)"}
+        ends = ", ".join(f"{n} {words.get(r, r)}" for r, n in sorted(reasons.items()))
         return (f"{self.path}: OK, {len(self.hands)} hand(s) verified "
                 f"({sum(h.actions for h in self.hands)} actions, {sum(h.events for h in self.hands)} events; "
                 f"{ends}); beans {self.beans}")
