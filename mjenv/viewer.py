@@ -202,8 +202,7 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
     setting = options.get("room", h["preset"])
     return {"game": game, "preset": h["preset"], "setting": setting, "seed": h["seed"],
             "hand_index": h["hand_index"], "dealer": start["dealer"], "prevailing": start.get("prevailing_wind"),
-            "agents": h.get("agents"), "rake": options.get("rake", 0), "N": options.get("room_coefficient", 1),
-            "line": hand.header.line, "frames": frames, "wins": wins, "pays": pays,
+            "agents": h.get("agents"), "rake": options.get("rake", 0), "frames": frames, "wins": wins, "pays": pays,
             "ending": ending_text(game, end["reason"], n_wins),
             "beans": end["beans"]}
 
