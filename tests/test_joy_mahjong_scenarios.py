@@ -183,6 +183,33 @@ def test_four_wildcards_cannot_be_konged():
     assert "discard 5m" in legal(g)  # a wildcard may be discarded
 
 
+
+FOUR_WILD = "147m234p678sEEEE"  # with 东 wild: 1m pair + 456m 789m (four stand-ins) + 234p 678s
+NO_EAST = "159m159p19sSWNCF"  # never ready, holds no 东 (the wildcard) and no 7m
+
+
+def test_four_wildcards_are_offered_the_discard_win():
+    """J2: indicator 白 makes 东 wild; seat 1 holds all four and wins on the dealer's 1m."""
+    g = new_game([NO_EAST, FOUR_WILD, NO_EAST, NO_EAST], draws="2s P")
+    assert g.wild == T("E")
+    play(g, [(0, D("1m"))])
+    assert (g.phase, g.current_player) == ("claim", 1)
+    assert legal(g) == {"hu", "pass"}
+    play(g, [(1, HU)])
+    assert [(w.seat, w.tile, w.source) for w in g.wins] == [(1, T("1m"), 0)]
+    assert event(g, "hora")["fan"] == 7
+
+
+def test_four_wildcards_are_offered_the_self_drawn_win():
+    """J2: the same seat passes the 1m, then self-draws 7m (1m 4m 7m + four 东: 11m 456m 789m)."""
+    g = new_game([NO_EAST, FOUR_WILD, NO_EAST, NO_EAST], draws="2s P 7m")
+    play(g, [(0, D("1m")), (1, PASS)])
+    assert (g.phase, g.current_player, g.drawn) == ("turn", 1, T("7m"))
+    assert "hu" in legal(g)
+    play(g, [(1, HU)])
+    assert [(w.seat, w.tile, w.source) for w in g.wins] == [(1, T("7m"), None)]
+    assert event(g, "hora")["fan"] == 9
+
 # ---------------------------------------------------------------------------- 5. 截和 (J3)
 
 JIEHU_HANDS = [JUNK, WAIT36, "123p456p789p111s6m", JUNK]  # seat 2 waits on 6m (pair)

@@ -93,7 +93,7 @@ class JoyMahjongGame(GameCore):
         self.bird_seat: int | None = None
         self.next_dealer = (self.dealer + 1) % N_SEATS  # J10: the deal passes every hand
         self._win_scores: dict[tuple[int, int, str, bytes], joy.JoyScore | None] = {}
-        # Per seat: (its 3n+1 concealed tiles and melded tiles, whether they win with one more wildcard).
+        # Per seat: (its 3n+1 concealed tiles and melded tiles, whether some tile completes them).
         self._ready_cache: list[tuple[bytes, bool] | None] = [None] * N_SEATS
         self._deal()
 
@@ -286,17 +286,15 @@ class JoyMahjongGame(GameCore):
         return score
 
     def _ready(self, s: int) -> bool:
-        """Whether seat s's 3n+1 concealed tiles win with one more wildcard, cached until they
-        change: a wildcard can stand for any tile, so no tile completes a hand that fails this
-        (the fast pre-check of every win test; most hands are far from ready)."""
+        """Whether some tile completes seat s's 3n+1 concealed tiles (:func:`joy.can_complete`),
+        cached until they change: the fast pre-check of every win test (most hands are far from
+        ready)."""
         hand = self.hands[s]
         key = bytes(hand) + bytes(self.meld_counts[s])
         cached = self._ready_cache[s]
         if cached is None or cached[0] != key:
-            hand[self.wild] += 1
             melded = self.meld_counts[s] if self.melds[s] else None
-            cached = self._ready_cache[s] = (key, joy.can_win(hand, len(self.melds[s]), self.wild, melded))
-            hand[self.wild] -= 1
+            cached = self._ready_cache[s] = (key, joy.can_complete(hand, len(self.melds[s]), self.wild, melded))
         return cached[1]
 
     def _score(self, s: int, k: int, how: str, seen: int) -> joy.JoyScore | None:

@@ -410,6 +410,9 @@ def can_win(concealed: Counts, n_melds: int, wild: Optional[int],
     if sum(data) + w != 14 - 3 * n_melds:
         raise ValueError(f"can_win needs {14 - 3 * n_melds} concealed tiles with {n_melds} "
                          f"melds, got {sum(data) + w}")
+    if w > 4:  # the group tables stop at four stand-ins
+        raise ValueError(f"can_win takes at most four wildcards, got {w}; to ask whether any "
+                         "tile completes a hand use can_complete")
     extra = None
     if meld_counts is not None:
         extra = bytes(_as_bytes(meld_counts))
@@ -442,6 +445,30 @@ def can_win(concealed: Counts, n_melds: int, wild: Optional[int],
     if 9 - g0.knit_max - g1.knit_max - g2.knit_max > w:
         return False  # too few knitted tiles for any 组合龙
     return _knitted_straight_ok(data, extra, gs, w)
+
+
+def can_complete(concealed: Counts, n_melds: int, wild: Optional[int],
+                 meld_counts: Optional[Counts] = None) -> bool:
+    """J2: whether some tile completes the 3n+1 concealed tiles into a win (the engine's
+    pre-check of every win test).
+
+    A wildcard may stand for any tile (within the fifth-copy limit a real tile also obeys), so
+    the hand wins on some tile exactly when it wins with one more wildcard. With all four
+    wildcards held there is no fifth to add: each other kind is tried as the winning tile.
+    """
+    data = _as_bytes(concealed)
+    if wild is not None and data[wild] < 4:
+        data[wild] += 1
+        return can_win(data, n_melds, wild, meld_counts)
+    melded = _as_bytes(meld_counts) if meld_counts is not None else bytearray(N_KINDS)
+    for k in range(N_KINDS):
+        if k != wild and data[k] + melded[k] < 4:
+            data[k] += 1
+            wins = can_win(data, n_melds, wild, meld_counts)
+            data[k] -= 1
+            if wins:
+                return True
+    return False
 
 
 def _knitted_suits_ok(gs: Sequence[_Group]) -> bool:
