@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..config import BloodBattleRules
-from ..melds import Meld
+from ..melds import Meld, check_replacement_win
 from .shapes import Counts, Decomposition, decompositions, is_seven_pairs, waits
 
 
@@ -180,10 +180,12 @@ def score_win(concealed: Counts, melds: Sequence[Meld], ctx: WinContext,
     ``concealed`` holds the concealed tiles including the winning tile; ``void`` is the
     seat's 定缺 suit (0 m, 1 p, 2 s). Not a win: no regular/seven-pairs shape, a tile of the
     void suit, three suits, honours, a chow meld (S3), seven pairs with melds, or a tile
-    count that is not 14 (a kong counts 3).
+    count that is not 14 (a kong counts 3). Raises ValueError for 杠上花 (``after_kong`` and
+    ``self_drawn``) without a declared kong.
     """
     c = _counts(concealed)
     melds = tuple(melds)
+    check_replacement_win(melds, ctx.self_drawn, ctx.after_kong, "杠上花")
     if sum(c) + 3 * len(melds) != 14 or any(c[27:]):
         return None
     if any(m.kind == "chow" or m.tile >= 27 for m in melds):
