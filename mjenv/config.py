@@ -40,7 +40,8 @@ class BloodBattleRules:
     gang_pao_transfer: bool = False
     """S12: on 杠上炮 the discarder hands the kong's income to each winner (qq)."""
     forced_win_last_four: bool = False
-    """S13: with <= 4 tiles left in the wall a seat that can win must (qq)."""
+    """S13: from the first draw of one of the wall's last four tiles on, every win (self-draw,
+    discard, 抢杠胡) must be taken (qq)."""
     room_coefficient: int = 1
     """B1: N, beans per point."""
     rake: int = 0
