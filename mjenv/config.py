@@ -32,7 +32,8 @@ class BloodBattleRules:
     self_draw_bonus: str = "add_fan"
     """S9: ``add_fan`` (+1 fan, happy), ``add_base`` (+1 倍, qq) or ``none``."""
     gen_counts_kongs: bool = True
-    """S9: 根 counts declared kongs and a 碰 plus the 4th in hand; false = only undeclared fours."""
+    """S9: 根 counts declared kongs; false = only undeclared fours (four in hand, or a 碰 plus
+    its 4th tile in hand)."""
     cap_fan: int = 6
     """S10: 封顶 in fan, applied after extras."""
     flower_pig_units: int = 0

@@ -135,11 +135,12 @@ def is_flower_pig(concealed: Counts, melds: Sequence[Meld] = ()) -> bool:
 def gen_count(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules) -> int:
     """S9 根: kinds the player owns all four of (kongs, four in hand, pong + 4th in hand).
 
-    With ``rules.gen_counts_kongs`` false only four in the concealed hand count.
+    With ``rules.gen_counts_kongs`` false declared kongs do not count; every undeclared four
+    still does, a 碰 plus its 4th tile in hand included (seed 004: 四张同样的牌不作杠算1根).
     """
     c = _counts(concealed)
-    if rules.gen_counts_kongs:
-        for m in melds:
+    for m in melds:
+        if rules.gen_counts_kongs or not m.is_kong:
             for k in m.kinds():
                 c[k] += 1
     return sum(1 for x in c if x >= 4)
