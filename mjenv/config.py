@@ -92,8 +92,8 @@ class JoyMahjongRules:
     """J6: on a discard win ``discarder`` pays alone; ``all_mcr``: the discarder pays fan+8, the
     other two 8 each (the MCR way)."""
     wucaishen_blocks_wufanhe: bool = True
-    """J4: true (the rule of record): 无财神 is a fan, so a hand with it is never 无番和; false: 无番和
-    is decided ignoring 无财神 (RULES.md's parenthetical "other reading")."""
+    """J4 (default true): 无财神 is a fan, so a hand with it is never 无番和; false lets 无番和 stand
+    beside 无财神 (decided ignoring 无财神)."""
     room_coefficient: int = 1
     """B1: N, beans per point."""
     rake: int = 0

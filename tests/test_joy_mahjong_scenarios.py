@@ -210,6 +210,21 @@ def test_four_wildcards_are_offered_the_self_drawn_win():
     assert [(w.seat, w.tile, w.source) for w in g.wins] == [(1, T("7m"), None)]
     assert event(g, "hora")["fan"] == 9
 
+
+def test_the_fifth_copy_limit_counts_only_ones_own_tiles():
+    """J2: seat 1 pongs the dealer's 9p, so all other three copies are on the table; seat 2
+    (123m 456m 789m 123s 9p) still wins on a self-drawn wildcard 8s standing for a second 9p:
+    only its own tiles (one 9p) count towards the limit."""
+    no_9p = "159m15p19sESWNCF"
+    g = new_game(["159m159p19sSWNCF", "99p2468m2468pESW", "123m456m789m123s9p", no_9p],
+                 draws="2s 7s 8s")
+    assert g.wild == T("8s")
+    play(g, [(0, D("9p")), (1, PONG), (2, PASS), (1, D("E"))])
+    assert (g.current_player, g.drawn) == (2, T("8s"))
+    assert "hu" in legal(g)
+    play(g, [(2, HU)])
+    assert g.wins[0].score.substitution == ((T("8s"), T("9p")),)
+
 # ---------------------------------------------------------------------------- 5. 截和 (J3)
 
 JIEHU_HANDS = [JUNK, WAIT36, "123p456p789p111s6m", JUNK]  # seat 2 waits on 6m (pair)
