@@ -70,7 +70,7 @@ from MahjongGB import MahjongFanCalculator
 from ..config import JoyMahjongRules
 from ..melds import Meld, check_replacement_win
 from ..tiles import name as tile_name
-from .shapes import Counts
+from .shapes import BoundedTable, Counts
 
 N_KINDS = 34
 # PyMahjongGB tile codes: W 万 (our m), B 饼 (our p), T 条 (our s), F winds, J1-J3 = 中发白.
@@ -292,7 +292,7 @@ def _fewest_wild(h: Sequence[int], cap: Sequence[int], chows: bool) -> tuple[int
     return melds_only, min(states.get(1, _INF), melds_only + 2)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=64)  # kind < 9, two sizes, chows or not
 def _shapes_at(i: int, size: int, chows: bool) -> tuple[tuple[tuple[int, ...], bool], ...]:
     """The pair, pung and chows (kind offsets in a group) that contain kind ``i``."""
     out: list[tuple[tuple[int, ...], bool]] = [((i, i), True), ((i, i, i), False)]
@@ -348,8 +348,8 @@ def _build_group(key: int, size: int, chows: bool) -> _Group:
     return _Group(need0, need2, odd, orphans_ok, pairs, max(h) <= 1, cls, knit)
 
 
-_SUIT_TABLE: dict[int, _Group] = {}
-_HONOUR_TABLE: dict[int, _Group] = {}
+_SUIT_TABLE = BoundedTable()  # group key (real and elsewhere-held counts) -> _Group
+_HONOUR_TABLE = BoundedTable()
 _SPANS = ((0, 9), (9, 18), (18, 27))
 
 
@@ -373,7 +373,7 @@ def _group(data: bytes | bytearray, extra: Optional[bytes], lo: int, hi: int) ->
     table = _SUIT_TABLE if hi - lo == 9 else _HONOUR_TABLE
     g = table.get(key)
     if g is None:
-        g = table[key] = _build_group(key, hi - lo, hi - lo == 9)
+        g = table.put(key, _build_group(key, hi - lo, hi - lo == 9))
     return g
 
 
