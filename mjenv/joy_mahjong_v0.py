@@ -35,10 +35,10 @@ seed, a pure function of (seed, hand index).
 
 **Action mask.** ``int8``; only the seat to act has ones. Own turn: 胡 when the hand wins (in
 the eight_fan room only with >= 8 fan without flowers), every held kind as a discard (a
-wildcard may be discarded), kongs (never of the wildcard, never with an empty wall). Claim on a
-discard: 胡 / 直杠 / 碰 / 吃 (from the left seat only, J3) / pass, asked seat by seat in turn
-order and resolved after all have answered: 胡 > 杠/碰 > 吃, and of several 胡 only the first in
-turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
+wildcard may be discarded), kongs (never of the wildcard, never when nothing but flowers is left
+to draw, J8). Claim on a discard: 胡 / 直杠 / 碰 / 吃 (from the left seat only, J3) / pass, asked
+seat by seat in turn order and resolved after all have answered: 胡 > 杠/碰 > 吃, and of several
+胡 only the first in turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
 nobody is asked (J2). Rob window after a 加杠: 抢杠胡 / pass. A seat with no choice is never
 asked: a decision with one legal action is played at once. Flowers are set aside and replaced
 automatically (补花, J1): no decision.
