@@ -9,6 +9,8 @@ Observation space       ``Dict(observation=Box(-inf, inf, (73, 27), float32), ac
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (returns a str), ``human`` (prints)
+Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
+Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or

@@ -9,6 +9,8 @@ Observation space       ``Dict(observation=Box(-inf, inf, (82, 34), float32), ac
 State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (returns a str), ``human`` (prints)
+Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
+Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
 
 **Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
