@@ -9,6 +9,8 @@ Observation space       ``Dict(observation=Box(-inf, inf, (82, 34), float32), ac
 State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (returns a str), ``human`` (prints)
+Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
+Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
 
 **Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
@@ -20,10 +22,11 @@ to the next seat every hand and the prevailing wind advances every four hands fr
 None): append a JSON-lines replay log of every finished hand to this file (a header naming the
 game, its rules and seed, then every event — 补花, the 财神 indicator, the bird included — and
 decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``). Unknown options and
-bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
+bad values raise at construction, naming the field; ``log_path``'s folder must exist;
+``illegal_action`` and ``illegal_reward`` (below). ``reset(seed, options)`` accepts ``wall``
 (144 kinds, head first), ``dealer`` and ``prevailing_wind`` (0-3 = E S W N) for the first hand;
 without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the
-seed, a pure function of (seed, hand index).
+seed, a pure function of (seed, hand index). A bad seed or option raises before anything changes.
 
 **Actions** (``env.unwrapped.action_name(a)``, ``action_name_zh(a)``)::
 
@@ -50,13 +53,32 @@ count, dealer, beans, the observer's seat, seat wind and the prevailing wind, th
 count, whether the current draw is a kong replacement, and the room and payer rule. Seat-relative
 order. Other seats' concealed tiles and 暗杠 kinds are never shown.
 
+**Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
+``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
+changes nothing; a non-integer (``True`` included) raises ``TypeError``. ``"first_legal"``: the
+lowest legal action is played instead. ``"terminate"`` (as PettingZoo classic envs): the episode
+ends at once, every seat terminated; the offender's reward is ``illegal_reward`` (default: minus
+a big win doubled by the bird and the dealer, ``4 * 16 / 24 / 10 * room_coefficient`` beans in
+the popular / eight_fan / no_fan room: -64, -96, -40), every other seat's 0; ``infos`` hold
+``beans`` (the beans so far, the penalty not included) and ``end_reason="illegal_action"``, and
+the unfinished hand writes no log. The two last modes set ``infos[agent]["illegal_action"]``
+until the seat's next step; they let samplers that ignore the mask (PettingZoo's state test,
+RLlib's env pre-check, TorchRL's default collector policy) run. Train with the mask and the
+default.
+
 **Rewards and episode end.** A seat's reward at a step is its bean change at that step: the
 hand ends at the first win (paid at once: J5–J8, the bird and dealer doubling included) or when
 the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat at the end of every
 hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
 ``end_reason`` at the end.
 
-**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs.
+**Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
+at a time. Separate instances are independent (they share only the thread-safe lookup caches
+of the rules) and may run in parallel threads.
+
+**Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
+``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
+anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent.
 """
 
 from __future__ import annotations
@@ -95,7 +117,8 @@ class raw_env(MahjongAECEnv):
 
     def __init__(self, room: str | None = None, render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
-                 log_path: str | os.PathLike | None = None, **rule_overrides: Any) -> None:
+                 log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
+                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -109,21 +132,19 @@ class raw_env(MahjongAECEnv):
         r = self.rules
         observer = JoyMahjongObserver(bean_scale=4 * _SCALE_BASE[r.room] * r.room_coefficient,
                                       room=r.room, all_mcr=r.discard_payers == "all_mcr")
-        self._setup(observer, render_mode, match_hands, tile_style, log_path)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: JoyMahjongGame | None = None
-        self._prevailing0 = 0
 
-    def _new_game(self, hand_index: int, previous: JoyMahjongGame | None) -> JoyMahjongGame:
-        """Hand ``hand_index`` of the seed. First hand: scripted or seeded dealer; the prevailing
+    def _new_game(self, seed: int, hand_index: int, previous: JoyMahjongGame | None,
+                  script: dict[str, Any]) -> JoyMahjongGame:
+        """Hand ``hand_index`` of ``seed``. First hand: scripted or seeded dealer; the prevailing
         wind scripted, else seeded for a single hand and East for a match. Then the deal passes
         to the next seat and the wind advances every four hands (J10)."""
-        wall, dice, wind = seeded_wall(self._hand_seed, hand_index)
+        wall, dice, wind = seeded_wall(seed, hand_index)
         if previous is None:
-            wall = self._script.get("wall", wall)
-            dealer = self._script.get("dealer", dice)
-            self._prevailing0 = self._script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
-            return JoyMahjongGame(self.rules, wall, dealer, self._prevailing0)
-        prevailing = (self._prevailing0 + hand_index // 4) % 4
+            prevailing = script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
+            return JoyMahjongGame(self.rules, script.get("wall", wall), script.get("dealer", dice), prevailing)
+        prevailing = (previous.prevailing_wind + (hand_index % 4 == 0)) % 4
         return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
 
     def _log_header(self) -> dict[str, Any]:
