@@ -320,8 +320,8 @@ def _check_model(path: Path, arch: dict[str, Any], model: Any) -> None:
     """The weights are exactly those of ``arch`` (names, shapes, dtypes) and finite."""
     if not isinstance(model, dict) or not all(isinstance(v, torch.Tensor) for v in model.values()):
         raise CheckpointError(f"{path}: 'model' must be a mapping of tensors")
-    with torch.device("meta"):  # shapes only: no memory
-        expected = PolicyValueNet(**arch).state_dict()
+    # Built on the CPU, within ARCH_BOUNDS (torch's meta device would cost seconds of lazy imports).
+    expected = PolicyValueNet(**arch).state_dict()
     missing, unexpected = sorted(set(expected) - set(model)), sorted(set(model) - set(expected))
     if missing or unexpected:
         raise CheckpointError(f"{path}: the weights do not fit its arch {arch}: missing {missing[:5]}, "

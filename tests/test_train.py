@@ -728,6 +728,7 @@ def test_every_numeric_config_field_has_bounds() -> None:
     assert all(b.admits(getattr(defaults, name)) for name, b in BOUNDS.items())
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning", "ignore:invalid value encountered:RuntimeWarning")
 def test_training_stops_with_a_clear_error_when_a_loss_becomes_non_finite(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture) -> None:
     # A reward scale this small turns every bean into an infinite float32 reward.

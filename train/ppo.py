@@ -16,6 +16,11 @@ against the baselines, printed as the arena's table.
 last decision (see ``train/rollout.py``); GAE runs over each seat's own decisions in a hand,
 with no bootstrap past the hand's end.
 
+**Checks**: before the run directory is made (or, on ``--resume``, before any file of the run is
+written) the device, ``env_options``, every policy named (teacher, baselines, arena opponents) and
+the checkpoint to resume are checked; a problem exits with status 2 and a message naming it. A loss
+or weight that becomes NaN or infinite stops training (exit status 1) before a checkpoint keeps it.
+
 **Outputs** in ``runs/<exp_name>__<seed>__<time>/``: ``config.yaml`` (the resolved config),
 ``checkpoint.pt`` (weights, optimiser, pool, counters: ``torch.load(weights_only=True)``; load the
 policy with ``agents.load_policy("…/checkpoint.pt")``), ``eval.json`` (the final arena results) and
