@@ -140,4 +140,5 @@ class raw_env(MahjongAECEnv):
         return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer)
 
     def _log_header(self) -> dict[str, Any]:
-        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index)
+        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index,
+                                  scripted=self._script if self.hand_index == 0 else ())

@@ -148,4 +148,5 @@ class raw_env(MahjongAECEnv):
         return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
 
     def _log_header(self) -> dict[str, Any]:
-        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong")
+        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong",
+                                  scripted=self._script if self.hand_index == 0 else ())
