@@ -123,6 +123,7 @@ class MahjongAECEnv(AECEnv):
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random = np.random.default_rng()
         self._hand_seed: int | None = None
+        self._script: dict[str, Any] = {}  # the checked reset options of the first hand (log header)
         self.game: GameCore | None = None
 
     # ------------------------------------------------------------------ game hooks
@@ -168,7 +169,7 @@ class MahjongAECEnv(AECEnv):
             hand_seed = int(seed)
             rng = np.random.default_rng(hand_seed)
         game = self._new_game(hand_seed, 0, None, script)  # a bad scripted wall raises here
-        self.np_random, self._hand_seed = rng, hand_seed
+        self.np_random, self._hand_seed, self._script = rng, hand_seed, script
         self.hand_index = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
