@@ -684,7 +684,7 @@ def _copy_run(run: Path, dst: Path) -> Path:
 
 
 @pytest.mark.parametrize("flag", [["--channels", "8"], ["--blocks", "2"], ["--seed", "5"], ["--lookahead", "true"],
-                                  ["--oracle-critic", "true"], ["--env-options", "{preset: qq}"]])
+                                  ["--oracle-critic", "true"], ["--game", "joy_mahjong"]])
 def test_resume_refuses_flags_that_change_the_network_or_seed(tmp_path: Path, tiny_run: Path, flag: list[str],
                                                               capsys: pytest.CaptureFixture) -> None:
     run = _copy_run(tiny_run, tmp_path / "run")

@@ -204,9 +204,10 @@ BOUNDS: dict[str, Bounds] = {
 }
 """The allowed range of every int and float field of :class:`TrainConfig`."""
 
-FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "env_options", "seed")
-"""Fields a resumed run keeps from its config.yaml: they shape the network (``env_options``: its
-observation planes) or the seeded streams the checkpoint continues."""
+FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "seed")
+"""Fields a resumed run keeps from its config.yaml: they shape the network or seed the streams the
+checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
+observation planes, fail the checkpoint's architecture check before any file is written.)"""
 
 
 def field_docs() -> dict[str, str]:
