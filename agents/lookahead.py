@@ -3,7 +3,9 @@
 The network sees these planes stacked under the observation (``PolicyValueNet(lookahead=True)``),
 so it need not learn shanten arithmetic from raw counts (Suphx's look-ahead features serve the
 same purpose). They are computed from the observation alone (:func:`agents.features.decode`),
-with the heuristic's own hand evaluation: the agent still never looks at the game.
+with the heuristic's own hand evaluation: the agent still never looks at the game. Waits are
+valued (plane 2) with the table's rules, given as ``rules`` (the env's ``raw_env.rules``; the
+default preset when omitted), since the observation does not carry them.
 
 Planes, each 27 wide (one column per suited kind k):
 
@@ -34,11 +36,13 @@ from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, toitoi_l
 from mjenv.config import BloodBattleRules
 
 LOOKAHEAD_PLANES = 14
-_RULES = BloodBattleRules()  # waits are valued by the default (happy) scoring, as the heuristic does
+DEFAULT_RULES = BloodBattleRules()
 
 
-def lookahead(obs: np.ndarray) -> np.ndarray:
-    """The ``(LOOKAHEAD_PLANES, 27)`` look-ahead planes of one blood-battle observation."""
+def lookahead(obs: np.ndarray, rules: BloodBattleRules | None = None) -> np.ndarray:
+    """The ``(LOOKAHEAD_PLANES, 27)`` look-ahead planes of one blood-battle observation; waits are
+    valued with ``rules`` (the table's; default: the default preset's)."""
+    rules = rules or DEFAULT_RULES
     out = np.zeros((LOOKAHEAD_PLANES, N_SUIT_KINDS), dtype=np.float32)
     view = decode(obs)
     unseen = [max(0, 4 - v) for v in view.visible]
@@ -66,7 +70,7 @@ def lookahead(obs: np.ndarray) -> np.ndarray:
                 for t in ev.useful():
                     if unseen[t]:
                         after[t] += 1
-                        weight += unseen[t] * win_points(bytes(after), melds, void, _RULES) / 6
+                        weight += unseen[t] * win_points(bytes(after), melds, void, rules) / 6
                         after[t] -= 1
             else:
                 reg, sp = ev.useful_masks()
@@ -112,8 +116,9 @@ def _void_planes(out: np.ndarray, hand: list[int], unseen: list[int]) -> None:
     out[5 + min(max(best, 0), 3)] = 1.0
 
 
-def with_lookahead(observations: np.ndarray) -> np.ndarray:
-    """A batch of observations ``(N, P, 27)`` with the look-ahead planes stacked under each."""
-    planes = np.stack([lookahead(o) for o in observations]) if len(observations) else \
+def with_lookahead(observations: np.ndarray, rules: BloodBattleRules | None = None) -> np.ndarray:
+    """A batch of observations ``(N, P, 27)`` with the look-ahead planes (waits valued with ``rules``)
+    stacked under each."""
+    planes = np.stack([lookahead(o, rules) for o in observations]) if len(observations) else \
         np.zeros((0, LOOKAHEAD_PLANES, N_SUIT_KINDS), dtype=np.float32)
     return np.concatenate([np.asarray(observations, dtype=np.float32), planes], axis=1)

@@ -25,7 +25,9 @@ quickstart uses C = 32, B = 2 (0.03 M).
 **Look-ahead planes** (``lookahead=True``): :func:`agents.lookahead.lookahead` adds 14 planes per
 observation (what each discard or void does to the shanten and the useful draws, danger, calls), stacked
 under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
-0.3 ms per decision and let a small network imitate and improve on the heuristic.
+0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
+with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
+the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
 
 **Oracle critic** (``state_planes > 0``, training only): a second trunk of the same shape reads the
 observation stacked on ``env.state()`` (P + 134 planes: every hand and the wall) and gives the
@@ -35,17 +37,23 @@ value; the policy trunk then has no value head of its own. The agent never uses 
 probability 0 and are never chosen.
 
 **Checkpoints** (written by ``train``): a dict of ``state_dict`` tensors and plain values only, read
-with ``torch.load(weights_only=True)``; :func:`read_checkpoint` turns an unreadable file into a
-:class:`CheckpointError` naming the file.
+with ``torch.load(weights_only=True)``, with ``sha256``, a checksum of every tensor in it
+(:func:`tensor_checksum`). :func:`read_checkpoint` turns every bad file into a
+:class:`CheckpointError` naming the file and the reason: not a torch zip archive, not an mjenv
+checkpoint, an ``arch`` with unknown keys or outside :data:`ARCH_BOUNDS` (checked before anything
+is allocated), weights that do not fit the ``arch``, non-finite weights, or a checksum that does not
+match (damaged bytes). Checkpoints written before the checksum existed (no ``sha256``) still load.
 
 This module imports torch; ``mjenv`` never does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import pickle
+import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import torch
@@ -53,6 +61,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
+from mjenv.config import BloodBattleRules
 
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
 
@@ -66,8 +75,24 @@ for _L in LAYOUTS.values():
     assert (_L.DISCARD, _L.KONG) == (0, _L.n_kinds) and (_L.VOID < 0 or _L.VOID == _L.n - N_SUITS)
 
 
+ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
+                                            "state_planes": (0, 1024)}
+"""Inclusive bounds of the integer ``arch`` fields: at the top, about 60 M parameters (240 MB) per trunk."""
+ARCH_FLAGS = ("lookahead",)
+"""The boolean ``arch`` fields (``game`` is the only other one)."""
+CHECKSUM_KEY = "sha256"
+
+
 class CheckpointError(ValueError):
     """A checkpoint file that cannot be read or is not an mjenv PPO checkpoint."""
+
+
+def arch_bound_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` is not allowed for the integer arch field ``name`` (see ARCH_BOUNDS); None if it is."""
+    low, high = ARCH_BOUNDS[name]
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return None
+    return f"{name} must be an int in [{low}, {high}], got {value!r}"
 
 
 class _RankConv(nn.Module):
@@ -152,10 +177,15 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
                  lookahead: bool = False, game: str = "blood_battle",
-                 generator: torch.Generator | None = None) -> None:
+                 generator: torch.Generator | None = None, rules: BloodBattleRules | None = None) -> None:
         super().__init__()
         if game not in LAYOUTS:
             raise ValueError(f"unknown game {game!r}; choose one of {sorted(LAYOUTS)}")
+        for name, value in (("obs_planes", obs_planes), ("channels", channels), ("blocks", blocks),
+                            ("state_planes", state_planes)):
+            problem = arch_bound_problem(name, value)
+            if problem:
+                raise ValueError(f"network {problem}")
         if lookahead and game != "blood_battle":
             raise ValueError("the look-ahead planes are written for the blood battle only")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
@@ -164,6 +194,7 @@ class PolicyValueNet(nn.Module):
         self.kinds = layout.n_kinds
         self.has_void = layout.VOID >= 0
         self.lookahead = lookahead
+        self.rules = rules  # the table's rules, for the look-ahead planes' wait values (None: default preset)
         in_planes = obs_planes + (LOOKAHEAD_PLANES if lookahead else 0)
         self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
@@ -193,7 +224,9 @@ class PolicyValueNet(nn.Module):
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
         """The network's input planes for a batch of env observations (look-ahead planes added if used)."""
-        return with_lookahead(observations) if self.lookahead else np.asarray(observations, dtype=np.float32)
+        if self.lookahead:
+            return with_lookahead(observations, self.rules)
+        return np.asarray(observations, dtype=np.float32)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor, h: torch.Tensor | None = None) -> torch.Tensor:
         """Masked logits ``(N, n_actions)`` of prepared inputs; ``mask`` is boolean (True = legal)."""
@@ -229,15 +262,93 @@ def masked_sample(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
 
 
+def named_tensors(node: Any, where: str = "") -> Iterator[tuple[str, torch.Tensor]]:
+    """Every tensor in nested dicts (keys in sorted order) and lists, with its path."""
+    if isinstance(node, torch.Tensor):
+        yield where, node
+    elif isinstance(node, dict):
+        for key in sorted(node, key=str):
+            yield from named_tensors(node[key], f"{where}/{key}")
+    elif isinstance(node, (list, tuple)):
+        for i, item in enumerate(node):
+            yield from named_tensors(item, f"{where}/{i}")
+
+
+def tensor_checksum(payload: dict[str, Any]) -> str:
+    """SHA-256 over every tensor of a checkpoint dict (paths, dtypes, shapes, bytes), its own
+    ``sha256`` excluded; the plain values are guarded by the pickle's own parsing."""
+    digest = hashlib.sha256()
+    for where, tensor in named_tensors({k: v for k, v in payload.items() if k != CHECKSUM_KEY}):
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{where}|{flat.dtype}|{tuple(tensor.shape)}|".encode())
+        digest.update(flat.view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def non_finite_tensors(tensors: dict[str, Any]) -> list[str]:
+    """Names of the floating-point tensors of a state dict that hold NaN or infinity."""
+    return [k for k, v in tensors.items()
+            if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(torch.isfinite(v).all())]
+
+
+def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
+    """The checkpoint's ``arch`` with known keys, types and bounds (nothing allocated yet)."""
+    if not isinstance(arch, dict):
+        raise CheckpointError(f"{path}: 'arch' must be a mapping, got {type(arch).__name__}")
+    # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
+    arch = {"game": "blood_battle", **arch}
+    known = (*ARCH_BOUNDS, *ARCH_FLAGS, "game")
+    unknown = sorted(str(k) for k in arch if k not in known)
+    missing = [k for k in known if k not in arch]
+    if unknown or missing:
+        raise CheckpointError(f"{path}: 'arch' must hold exactly {list(known)}; unknown {unknown}, missing {missing}")
+    for name in ARCH_BOUNDS:
+        problem = arch_bound_problem(name, arch[name])
+        if problem:
+            raise CheckpointError(f"{path}: arch {problem}")
+    for name in ARCH_FLAGS:
+        if not isinstance(arch[name], bool):
+            raise CheckpointError(f"{path}: arch {name} must be true or false, got {arch[name]!r}")
+    if arch["game"] not in LAYOUTS:
+        raise CheckpointError(f"{path}: arch game must be one of {sorted(LAYOUTS)}, got {arch['game']!r}")
+    if arch["lookahead"] and arch["game"] != "blood_battle":
+        raise CheckpointError(f"{path}: arch lookahead is for the blood battle only, got game {arch['game']!r}")
+    return arch
+
+
+def _check_model(path: Path, arch: dict[str, Any], model: Any) -> None:
+    """The weights are exactly those of ``arch`` (names, shapes, dtypes) and finite."""
+    if not isinstance(model, dict) or not all(isinstance(v, torch.Tensor) for v in model.values()):
+        raise CheckpointError(f"{path}: 'model' must be a mapping of tensors")
+    # Built on the CPU, within ARCH_BOUNDS (torch's meta device would cost seconds of lazy imports).
+    expected = PolicyValueNet(**arch).state_dict()
+    missing, unexpected = sorted(set(expected) - set(model)), sorted(set(model) - set(expected))
+    if missing or unexpected:
+        raise CheckpointError(f"{path}: the weights do not fit its arch {arch}: missing {missing[:5]}, "
+                              f"unexpected {unexpected[:5]}")
+    for k, v in expected.items():
+        if model[k].shape != v.shape or model[k].dtype != v.dtype:
+            raise CheckpointError(f"{path}: weight {k} is {model[k].dtype} {tuple(model[k].shape)}, its arch "
+                                  f"{arch} needs {v.dtype} {tuple(v.shape)}")
+    bad = non_finite_tensors(model)
+    if bad:
+        raise CheckpointError(f"{path}: non-finite weights (NaN or infinity) in {bad[:5]}: "
+                              "the training that wrote it diverged; use an earlier checkpoint")
+
+
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """A trainer checkpoint as a dict, read with ``weights_only=True``; CheckpointError if unreadable."""
+    """A trainer checkpoint as a dict, read with ``weights_only=True`` and checked (see the module
+    docstring); CheckpointError naming the file and the reason otherwise."""
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
+    if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; text or a truncated file is not one
+        raise CheckpointError(f"{path}: not a readable torch checkpoint (not the zip archive torch.save writes: "
+                              "a truncated copy, or another kind of file)")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, OSError, EOFError, KeyError, pickle.UnpicklingError) as exc:
-        # What torch.load raises for a damaged zip (RuntimeError, OSError), an empty file, stray text,
+    except (RuntimeError, OSError, EOFError, KeyError, IndexError, pickle.UnpicklingError) as exc:
+        # What torch.load raises for a damaged zip (RuntimeError, OSError), a damaged pickle inside it,
         # or a pickle of something other than tensors and plain values.
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         raise CheckpointError(
@@ -249,8 +360,11 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("arch", "model") if k not in ckpt]
     if missing:
         raise CheckpointError(f"{path}: checkpoint lacks {missing}")
-    # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
-    ckpt["arch"] = {"game": "blood_battle", **ckpt["arch"]}
+    if CHECKSUM_KEY in ckpt and ckpt[CHECKSUM_KEY] != tensor_checksum(ckpt):
+        raise CheckpointError(f"{path}: the tensors do not match the checkpoint's sha256 checksum: the file is "
+                              "damaged; use another copy")
+    ckpt["arch"] = _check_arch(path, ckpt["arch"])
+    _check_model(path, ckpt["arch"], ckpt["model"])
     return ckpt
 
 
@@ -273,9 +387,15 @@ class NeuralPolicy:
         self.net, self.name, self.greedy = net.eval(), name, greedy
 
     @classmethod
-    def load(cls, path: str | Path, name: str | None = None, greedy: bool = True) -> "NeuralPolicy":
-        """The policy of a trainer checkpoint; ``name`` defaults to the file name."""
-        return cls(net_from_checkpoint(read_checkpoint(path)), name or Path(path).name, greedy)
+    def load(cls, path: str | Path, name: str | None = None, greedy: bool = True,
+             rules: BloodBattleRules | None = None) -> "NeuralPolicy":
+        """The policy of a trainer checkpoint; ``name`` defaults to the file name. ``rules``: the
+        table's, for the look-ahead planes (default: those of the checkpoint's training env)."""
+        ckpt = read_checkpoint(path)
+        net = net_from_checkpoint(ckpt)
+        if net.lookahead:
+            net.rules = rules or _training_rules(Path(path), ckpt)
+        return cls(net, name or Path(path).name, greedy)
 
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
@@ -305,11 +425,25 @@ class NeuralPolicy:
     def __reduce__(self) -> tuple[Any, ...]:
         # Arena workers are spawned processes: send plain numpy weights, not torch storages.
         weights = {k: v.numpy() for k, v in self.net.state_dict().items()}
-        return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy))
+        return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy, self.net.rules))
+
+
+def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
+    """The blood-battle rules of the env a checkpoint was trained in (its config's ``env_options``)."""
+    from mjenv import blood_battle_v0
+
+    config = ckpt.get("config")
+    options = config.get("env_options", {}) if isinstance(config, dict) else {}
+    try:
+        if not isinstance(options, dict):
+            raise TypeError(f"a mapping is needed, got {type(options).__name__}")
+        return blood_battle_v0.raw_env(**options).rules
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: its config's env_options {options!r} are not valid: {exc}") from exc
 
 
 def _rebuild_policy(arch: dict[str, Any], weights: dict[str, np.ndarray], name: str,
-                    greedy: bool) -> NeuralPolicy:
+                    greedy: bool, rules: BloodBattleRules | None = None) -> NeuralPolicy:
     """Unpickle a NeuralPolicy (see ``NeuralPolicy.__reduce__``).
 
     Unpickling happens in a spawned worker (the arena runs one per core), so torch gets one
@@ -317,6 +451,6 @@ def _rebuild_policy(arch: dict[str, Any], weights: dict[str, np.ndarray], name: 
     forward passes several times slower.
     """
     torch.set_num_threads(1)
-    net = PolicyValueNet(**arch)
+    net = PolicyValueNet(**arch, rules=rules)
     net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
     return NeuralPolicy(net, name, greedy)

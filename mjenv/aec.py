@@ -9,12 +9,20 @@ engine returns (RULES.md B2), matches of several hands, ``render`` and replay lo
 - ``metadata`` with the env's name, and ``layout`` (the game's action layout);
 - in ``__init__``: the rules object and an observer, then :meth:`_setup`;
 - :meth:`_new_game` (the engine of hand ``hand_index``, its wall a pure function of (seed, hand))
-  and, for logs, :meth:`_log_header` / :meth:`_log_records`.
+  and, for logs, :meth:`_log_header`.
+
+:func:`checked_action` is the one check of an action against the mask under the
+``illegal_action`` modes; the wrappers of :mod:`mjenv.wrappers` and :mod:`mjenv.rllib_env` pass
+the option through to this env.
 """
 
 from __future__ import annotations
 
+import copy
+import math
+import operator
 import os
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,6 +35,46 @@ from . import replay
 from .describe import describe_observation
 from .actions import ActionLayout
 from .engine.core import N_SEATS, GameCore, IllegalActionError
+
+ILLEGAL_ACTION_MODES = ("raise", "first_legal", "terminate")
+"""What ``step`` does with an action outside the mask: raise :class:`IllegalActionError` and
+change nothing; play the lowest legal action instead; or end the episode with a penalty for the
+seat that chose it (PettingZoo classic's ``TerminateIllegalWrapper``)."""
+
+MASK_WAY_OUT = ("choose an action from the action mask, or make the env with "
+                "illegal_action='first_legal' or 'terminate' for a sampler that ignores the mask")
+
+
+def check_illegal_action_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`ILLEGAL_ACTION_MODES`, else a ValueError naming them."""
+    if mode not in ILLEGAL_ACTION_MODES:
+        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {mode!r}")
+    return mode
+
+
+def checked_action(action: Any, mask: np.ndarray, mode: str, describe: Callable[[int], str],
+                   who: str = "", way_out: str = MASK_WAY_OUT) -> tuple[int, bool]:
+    """``(action, was_illegal)``: a legal ``action`` as an int, unflagged. An illegal one raises
+    IllegalActionError (mode ``raise``, the message naming ``who``, the legal actions and
+    ``way_out``), becomes the lowest legal action (``first_legal``) or comes back as it is
+    (``terminate``: the caller ends the episode). A non-integer, a bool included, is a TypeError."""
+    if isinstance(action, (bool, np.bool_)):
+        raise TypeError(f"an action must be an integer action id, not a bool ({action!r})")
+    try:
+        a = operator.index(action)
+    except TypeError:
+        raise TypeError(f"an action must be an integer action id, got {type(action).__name__} {action!r}") from None
+    if 0 <= a < mask.size and mask[a]:
+        return a, False
+    legal = np.flatnonzero(mask)
+    if mode == "first_legal":
+        return int(legal[0]), True
+    if mode == "terminate":
+        return a, True
+    name = describe(a) if 0 <= a < mask.size else "outside the action space"
+    legal_text = ", ".join(f"{int(b)} ({describe(int(b))})" for b in legal)
+    raise IllegalActionError(f"illegal action {a} ({name}){f' for {who}' if who else ''}; "
+                             f"legal: {legal_text}; {way_out}")
 
 
 RENDER_MODES = ["ansi", "human", "seat"]
@@ -50,7 +98,8 @@ class MahjongAECEnv(AECEnv):
     """``reset(options=...)`` keys that script the first hand; other keys are ignored."""
 
     def _setup(self, observer: Any, render_mode: str | None, match_hands: int, tile_style: str,
-               log_path: str | os.PathLike | None) -> None:
+               log_path: str | os.PathLike | None, illegal_action: str = "raise",
+               illegal_reward: float | None = None) -> None:
         """Check the common options and create the spaces (once: the same objects every call)."""
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -58,10 +107,15 @@ class MahjongAECEnv(AECEnv):
             raise ValueError(f"match_hands must be an int >= 1, got {match_hands!r}")
         if tile_style not in ("zh", "unicode"):
             raise ValueError(f"tile_style must be 'zh' or 'unicode', got {tile_style!r}")
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        if illegal_reward is None:
+            illegal_reward = -observer.bean_scale  # one big win's beans: see the game modules
+        if isinstance(illegal_reward, bool) or not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
+                                                    and math.isfinite(illegal_reward)):
+            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        self.illegal_reward = float(illegal_reward)
         self.render_mode, self.match_hands, self.tile_style = render_mode, match_hands, tile_style
-        if log_path is not None and not isinstance(log_path, (str, os.PathLike)):
-            raise TypeError(f"log_path must be a str or path, got {type(log_path).__name__} {log_path!r}")
-        self.log_path = log_path
+        self.log_path = _checked_log_path(log_path)
         self._log_actions: list[tuple[int, int, int, dict[str, Any]]] | None = None
         """(seat, action, events before, analysis) of each decision of the hand being logged."""
         self._log_note: dict[str, Any] = {}  # analysis of the next decision (log_decision)
@@ -80,13 +134,15 @@ class MahjongAECEnv(AECEnv):
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random = np.random.default_rng()
         self._hand_seed: int | None = None
-        self._script: dict[str, Any] = {}
+        self._script: dict[str, Any] = {}  # the checked reset options of the first hand (log header)
         self.game: GameCore | None = None
 
     # ------------------------------------------------------------------ game hooks
 
-    def _new_game(self, hand_index: int, previous: GameCore | None) -> GameCore:
-        """The engine of hand ``hand_index`` (``previous``: the hand before it in a match)."""
+    def _new_game(self, seed: int, hand_index: int, previous: GameCore | None,
+                  script: dict[str, Any]) -> GameCore:
+        """The engine of hand ``hand_index`` of ``seed`` (``previous``: the hand before it in a
+        match; ``script``: the checked reset options of the first hand). Changes nothing else."""
         raise NotImplementedError
 
     def _log_header(self) -> dict[str, Any]:
@@ -112,14 +168,19 @@ class MahjongAECEnv(AECEnv):
     # ------------------------------------------------------------------ AEC API
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new hand (see ``script_keys`` for the options that script it)."""
-        if seed is not None:
-            self.np_random = np.random.default_rng(seed)
-            self._hand_seed = int(seed)
+        """Deal a new hand (see ``script_keys`` for the options that script it). Bad arguments
+        raise before anything changes: the env stays as it was."""
+        script = self._checked_script(options)
+        if seed is None:  # the next seed of the stream, drawn from a copy until the deal succeeds
+            rng = copy.deepcopy(self.np_random)
+            hand_seed = int(rng.integers(2**63))
         else:
-            self._hand_seed = int(self.np_random.integers(2**63))
-        # Other keys are ignored, as PettingZoo's api_test expects of reset options.
-        self._script = {k: v for k, v in (options or {}).items() if k in self.script_keys}
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise TypeError(f"seed must be None or an int >= 0, got {type(seed).__name__} {seed!r}")
+            hand_seed = int(seed)
+            rng = np.random.default_rng(hand_seed)
+        game = self._new_game(hand_seed, 0, None, script)  # a bad scripted wall raises here
+        self.np_random, self._hand_seed, self._script = rng, hand_seed, script
         self.hand_index = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
@@ -128,57 +189,97 @@ class MahjongAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.match_beans = [0] * N_SEATS
-        self._deal(None)
+        self._start_hand(game)
 
-    def _deal(self, previous: GameCore | None) -> None:
-        """Start hand ``hand_index``."""
-        self.game = self._new_game(self.hand_index, previous)
+    def _checked_script(self, options: Any) -> dict[str, Any]:
+        """The ``script_keys`` of ``options`` after checking them; other keys are ignored, as
+        PettingZoo's api_test expects of reset options."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict (e.g. {{'dealer': 0}}) or None, "
+                            f"got {type(options).__name__} {options!r}")
+        script = {k: options[k] for k in self.script_keys if k in options}
+        for key in ("dealer", "prevailing_wind"):
+            if key in script:
+                v = script[key]
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < N_SEATS:
+                    raise ValueError(f"reset option {key!r} must be an int 0-3, got {type(v).__name__} {v!r}")
+                script[key] = int(v)
+        if "wall" in script and not isinstance(script["wall"], (list, tuple, np.ndarray)):
+            raise TypeError(f"reset option 'wall' must be a list of tile kinds, got {type(script['wall']).__name__}")
+        return script
+
+    def _start_hand(self, game: GameCore) -> None:
+        """Make ``game`` the hand being played."""
+        self.game = game
         self._log_actions = [] if self.log_path is not None else None
         self._log_note = {}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self.possible_agents[game.current_player]
+
+    def _require_reset(self, method: str) -> None:
+        """A clear error for ``method`` called before the first ``reset``."""
+        if self.game is None:
+            raise RuntimeError(f"{method}() was called before reset(): call reset() first")
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_reset("observe")
         seat = self._seat_of[agent]
         g = self.game
-        mask = g.legal_mask().copy() if g.current_player == seat else np.zeros(self.layout.n, dtype=np.int8)
+        live = g.current_player == seat and not self.terminations[agent]
+        mask = g.legal_mask().copy() if live else np.zeros(self.layout.n, dtype=np.int8)
         return {"observation": self.observer.observe(g, seat), "action_mask": mask}
 
     def state(self) -> np.ndarray:
+        self._require_reset("state")
         return self.observer.state(self.game)
 
     def step(self, action: int) -> None:
+        self._require_reset("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        mask = self.game.legal_mask()
         if action is None:
-            raise IllegalActionError(f"{agent} must act; legal: {self.game.legal_actions()}")
+            legal = ", ".join(f"{int(b)} ({self.action_name(b)})" for b in np.flatnonzero(mask))
+            raise IllegalActionError(f"{agent} must act (None is the action of a terminated agent); "
+                                     f"legal: {legal}; {MASK_WAY_OUT}")
+        action, illegal = checked_action(action, mask, self.illegal_action, self.action_name, who=agent)
+        if illegal and self.illegal_action == "terminate":
+            self._end_for_illegal_action(agent)
+            return
+        self.infos[agent] = {"illegal_action": True} if illegal else {}
         if self._log_actions is None:
             delta = self.game.apply(action)  # raises IllegalActionError, state unchanged
         else:  # logging: remember where in the event stream the decision was taken
             seat, before = self.game.current_player, len(self.game.events)
             delta = self.game.apply(action)
-            self._log_actions.append((seat, int(action), before, self._log_note))
+            self._log_actions.append((seat, action, before, self._log_note))
             self._log_note = {}
         self._cumulative_rewards[agent] = 0
         for i, a in enumerate(self.possible_agents):  # what _accumulate_rewards does, inlined
             self.rewards[a] = delta[i]
             self._cumulative_rewards[a] += delta[i]
             self.match_beans[i] += delta[i]
+        log = None
         if self.game.over:
-            if self._log_actions is not None:
-                self._write_log()
+            if self._log_actions is not None:  # taken now: the next deal moves hand_index on
+                log = replay.hand_records(self._hand_log_header(), self.game.events, self._log_actions, self.layout)
             self.hand_index += 1
             if self.hand_index < self.match_hands:
-                self._deal(self.game)
+                self._start_hand(self._new_game(self._hand_seed, self.hand_index, self.game, {}))
             else:
                 for i, a in enumerate(self.possible_agents):
+                    self.infos[a] = {**self.infos[a], "beans": self.match_beans[i], "end_reason": self.game.end_reason}
                     self.terminations[a] = True
-                    self.infos[a] = {"beans": self.match_beans[i], "end_reason": self.game.end_reason}
         if not self.game.over:
             self.agent_selection = self.possible_agents[self.game.current_player]
         if self.render_mode == "human":
             self.render()
+        if log is not None:  # last: a failed write finds the env consistent
+            self._write_log(log)
+
 
     def log_decision(self, probs: np.ndarray | None = None) -> None:
         """Record with the next action, in the replay log, the legal actions and ``probs`` (the
@@ -193,13 +294,34 @@ class MahjongAECEnv(AECEnv):
                 raise ValueError(f"probs must have shape ({self.layout.n},), one per action, got {probs.shape}")
             self._log_note["probs"] = [round(float(probs[a]), 4) for a in legal]
 
-    def _write_log(self) -> None:
-        """Append the finished hand to ``log_path``."""
+    def _hand_log_header(self) -> dict[str, Any]:
+        """The finished hand's log header, naming the agents by seat when ``log_agents`` is set."""
         header = self._log_header()
         if self.log_agents is not None:
             header["agents"] = list(self.log_agents)
-        records = replay.hand_records(header, self.game.events, self._log_actions, self.layout)
-        replay.append_hand(self.log_path, records)
+        return header
+
+    def _end_for_illegal_action(self, agent: str) -> None:
+        """End the episode at once (``illegal_action="terminate"``): ``agent`` is rewarded
+        ``illegal_reward``, every other seat 0, as PettingZoo classic's TerminateIllegalWrapper
+        does. The unfinished hand writes no replay log."""
+        self._cumulative_rewards[agent] = 0
+        for i, a in enumerate(self.possible_agents):
+            self.rewards[a] = self.illegal_reward if a == agent else 0
+            self._cumulative_rewards[a] += self.rewards[a]
+            self.terminations[a] = True
+            self.infos[a] = {"beans": self.match_beans[i], "end_reason": "illegal_action"}
+        self.infos[agent]["illegal_action"] = True
+        self._log_actions = None
+
+    def _write_log(self, records: list[dict[str, Any]]) -> None:
+        """Append a finished hand to ``log_path``; a failure names the file and what still holds."""
+        try:
+            replay.append_hand(self.log_path, records)
+        except OSError as e:
+            raise OSError(f"could not append the finished hand to log_path {os.fspath(self.log_path)!r}: {e}. "
+                          "The env is unaffected (the hand was played and its rewards paid) and the next "
+                          "hands are logged once the path is writable again") from e
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -215,3 +337,18 @@ class MahjongAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def _checked_log_path(log_path: Any) -> str | os.PathLike | None:
+    """``log_path`` if a log can be appended there: its folder exists and it is no folder."""
+    if log_path is None:
+        return None
+    if not isinstance(log_path, (str, os.PathLike)):
+        raise TypeError(f"log_path must be a str or path, got {type(log_path).__name__} {log_path!r}")
+    path = os.fspath(log_path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"log_path {path!r}: the folder {folder!r} does not exist; create it first")
+    if os.path.isdir(path):
+        raise ValueError(f"log_path {path!r} is a folder; name a file in it, e.g. {os.path.join(path, 'hands.jsonl')!r}")
+    return log_path

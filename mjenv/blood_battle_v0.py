@@ -11,6 +11,8 @@ State space             ``Box((134, 27), float32)``: every hand, chosen voids, t
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
+Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
+Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or
@@ -19,10 +21,13 @@ name (``cap_fan=8``, ``room_coefficient=200``, ``rake=400`` …); ``rules_file``
 ``configs/``; ``match_hands`` (default 1): hands per episode, the dealer passing per S1;
 ``render_mode``; ``tile_style``: ``zh`` or ``unicode``; ``log_path`` (default None): append a
 JSON-lines replay log of every finished hand to this file (a header with the rules and seed,
-then every event and decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``, draw with ``mjenv view FILE``;
-``env.unwrapped.log_decision(probs)`` before a step adds the legal actions and a policy's
-probabilities to that decision's line).
-Unknown options and bad values raise at construction, naming the field.
+then every event and decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``, draw
+with ``mjenv view FILE``; its folder must exist; ``env.unwrapped.log_decision(probs)`` before a
+step adds the legal actions and a policy's probabilities to that decision's line);
+``illegal_action`` and ``illegal_reward`` (below). Unknown options and
+bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
+(108 kinds, head first) and ``dealer`` (0-3) for the first hand; a bad seed or option raises
+before anything changes.
 
 **Actions** (``env.unwrapped.action_name(a)``)::
 
@@ -35,9 +40,10 @@ Unknown options and bad values raise at construction, naming the field.
 turn: 胡 when the hand wins (never while holding a void tile); discards, limited to the void
 suit while any is held; kongs (never of the void suit, never with an empty wall). Claim on a
 discard: 胡 / 直杠 / 碰 / pass, asked seat by seat in turn order and resolved after all have
-answered (一炮多响). Rob window after a 面下杠: 抢杠胡 / pass. A seat with no choice is never
-asked: a decision with one legal action (a lone void-suit discard, qq's forced win S13) is
-played at once, and its effects land in the same step.
+answered (一炮多响). Rob window after a 面下杠: 抢杠胡 / pass. qq's forced win (S13): once a draw
+has taken one of the wall's last four tiles, 胡 / 抢杠胡 is the only action of a seat that can
+win. A seat with no choice is never asked: a decision with one legal action (a lone void-suit
+discard, a forced win) is played at once, and its effects land in the same step.
 
 **Observation** (see :class:`mjenv.encoding.BloodBattleObserver` for the named plane ranges):
 own hand, drawn tile, the claimable tile, each seat's melds, discards (counts and the last 4),
@@ -46,14 +52,32 @@ observer's seat, the phase, the wall count, whether the current draw is a kong r
 and the rule flags that change play (add_base bonus, 杠上炮 transfer, forced win, classic mode).
 Seat-relative order.
 
+**Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
+``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
+changes nothing; a non-integer (``True`` included) raises ``TypeError``. ``"first_legal"``: the
+lowest legal action is played instead. ``"terminate"`` (as PettingZoo classic envs): the episode
+ends at once, every seat terminated; the offender's reward is ``illegal_reward`` (default:
+minus one capped win, ``base_points * 2**(cap_fan - 1) * room_coefficient`` beans, -192 in both
+presets), every other seat's 0; ``infos`` hold ``beans`` (the beans so far, the penalty
+not included) and ``end_reason="illegal_action"``, and the unfinished hand writes no log. The
+two last modes set ``infos[agent]["illegal_action"]`` until the seat's next step; they let
+samplers that ignore the mask (PettingZoo's state test, RLlib's env pre-check, TorchRL's default
+collector policy) run. Train with the mask and the default.
+
 **Rewards and episode end.** A seat's reward at a step is its bean change at that step: kong
 payments and wins settle at once (实时结算), the draw checks (查花猪, 查大叫, 退税) and the rake at
 the end. Seats that have won stay in ``agents`` (never selected) until the hand ends; every seat
 terminates together. ``infos`` hold ``beans`` and ``end_reason`` at the end.
 
+**Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
+at a time. Separate instances are independent (they share only the thread-safe lookup caches
+of the rules) and may run in parallel threads.
+
 **Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
-the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviour; finite
-observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
+the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviour;
+``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
+anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
+finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
 """
 
 from __future__ import annotations
@@ -100,7 +124,8 @@ class raw_env(MahjongAECEnv):
 
     def __init__(self, preset: str = "happy", render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None,
-                 log_path: str | os.PathLike | None = None, **rule_overrides: Any) -> None:
+                 log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
+                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -118,19 +143,21 @@ class raw_env(MahjongAECEnv):
                         r.mode == "classic"),
             bean_bound=hand_bean_bound(r) / scale,
         )
-        self._setup(observer, render_mode, match_hands, tile_style, log_path)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: BloodBattleGame | None = None
 
-    def _new_game(self, hand_index: int, previous: BloodBattleGame | None) -> BloodBattleGame:
-        """Hand ``hand_index`` of the seed; the dealer: scripted (first hand), the last dealer-in
+    def _new_game(self, seed: int, hand_index: int, previous: BloodBattleGame | None,
+                  script: dict[str, Any]) -> BloodBattleGame:
+        """Hand ``hand_index`` of ``seed``; the dealer: scripted (first hand), the last dealer-in
         in classic mode (S1), else the seeded dice."""
-        wall, dice = seeded_wall(self._hand_seed, hand_index)
+        wall, dice = seeded_wall(seed, hand_index)
         if previous is None:
-            dealer = self._script.get("dealer")
-            wall = self._script.get("wall", wall)
+            dealer = script.get("dealer")
+            wall = script.get("wall", wall)
         else:
             dealer = previous.next_dealer if self.rules.mode == "classic" else None
         return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer)
 
     def _log_header(self) -> dict[str, Any]:
-        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index)
+        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index,
+                                  scripted=self._script if self.hand_index == 0 else ())

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import unicodedata
+from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from . import __version__
@@ -31,6 +32,27 @@ def _rule_arg(text: str) -> tuple[str, Any]:
         return key.strip(), int(raw)
     except ValueError:
         return key.strip(), raw.strip()
+
+
+def _non_negative_int(text: str) -> int:
+    """An argparse ``type=``: an int >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {value}")
+    return value
+
+
+def _output_file(text: str) -> str:
+    """An argparse ``type=``: a file path whose folder exists, checked before any work is done."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name in it")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"folder {str(path.parent)!r} does not exist; create it first")
+    return text
 
 
 def _width(text: str) -> int:
@@ -148,11 +170,13 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def _add_demo_parser(sub: Any) -> None:
     p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the wall and the agents (>= 0)")
     p.add_argument("--preset", default="happy", choices=["happy", "qq"])
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
-    p.add_argument("--every", type=int, default=0, help="also render the table every N decisions")
-    p.add_argument("--log", metavar="FILE", help="append the hand's replay log to FILE (for mjenv view)")
+    p.add_argument("--every", type=_non_negative_int, default=0,
+                   help="also render the table every N decisions (0: only at the end)")
+    p.add_argument("--log", metavar="FILE", type=_output_file,
+                   help="append the hand's replay log to FILE (for mjenv view)")
     p.set_defaults(func=_run_demo)
 
 
@@ -244,8 +268,9 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
     p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
                    help="rule field override, repeatable, e.g. rake=10")
-    p.add_argument("--out", metavar="JSON", help="write the results as JSON")
-    p.add_argument("--plot", metavar="PNG", help="plot cumulative beans with 95%% confidence bands")
+    p.add_argument("--out", metavar="JSON", type=_output_file, help="write the results as JSON")
+    p.add_argument("--plot", metavar="PNG", type=_output_file,
+                   help="plot cumulative beans with 95%% confidence bands")
     p.add_argument("--log", metavar="DIR", help="write a replay log per deal into DIR (deal_00000.jsonl …) with "
                                                 "every decision's legal actions and, for neural agents, their "
                                                 "probabilities: view one with mjenv view")
@@ -343,7 +368,8 @@ def _add_view_parser(sub: Any) -> None:
                                    "step, arrow keys or a slider to step, the whole table or one seat's view. "
                                    "Exit 0 written, 1 mismatch, 2 malformed log.")
     p.add_argument("file", help="the log file (env option log_path, mjenv play --log, mjenv eval --log)")
-    p.add_argument("-o", "--out", metavar="HTML", help="output file (default: the log's name with .html)")
+    p.add_argument("-o", "--out", metavar="HTML", type=_output_file,
+                   help="output file (default: the log's name with .html)")
     p.set_defaults(func=_run_view)
 
 

@@ -20,6 +20,9 @@ def run_demo(seed: int = 0, preset: str = "happy", tile_style: str = "zh", every
     ``every`` > 0 renders the table every that many decisions; the final table is always shown.
     ``log_path``: also append the hand's replay log there (``mjenv view`` draws it).
     """
+    for name, value in (("seed", seed), ("every", every)):
+        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+            raise ValueError(f"run_demo: {name} must be an int >= 0, got {value!r}")
     env = blood_battle_v0.env(preset=preset, render_mode="ansi", tile_style=tile_style, log_path=log_path)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)

@@ -11,6 +11,8 @@ State space             ``Box((176, 34), float32)``: every hand, the wall order 
 Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
+Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
+Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
 
 **Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
@@ -24,10 +26,11 @@ game, its rules and seed, then every event — 补花, the 财神 indicator, the
 decision; see :mod:`mjenv.replay`, verify with ``mjenv replay FILE``, draw with ``mjenv view FILE``;
 ``env.unwrapped.log_decision(probs)`` before a step adds the legal actions and a policy's
 probabilities to that decision's line). Unknown options and
-bad values raise at construction, naming the field. ``reset(seed, options)`` accepts ``wall``
+bad values raise at construction, naming the field; ``log_path``'s folder must exist;
+``illegal_action`` and ``illegal_reward`` (below). ``reset(seed, options)`` accepts ``wall``
 (144 kinds, head first), ``dealer`` and ``prevailing_wind`` (0-3 = E S W N) for the first hand;
 without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the
-seed, a pure function of (seed, hand index).
+seed, a pure function of (seed, hand index). A bad seed or option raises before anything changes.
 
 **Actions** (``env.unwrapped.action_name(a)``, ``action_name_zh(a)``)::
 
@@ -39,10 +42,10 @@ seed, a pure function of (seed, hand index).
 
 **Action mask.** ``int8``; only the seat to act has ones. Own turn: 胡 when the hand wins (in
 the eight_fan room only with >= 8 fan without flowers), every held kind as a discard (a
-wildcard may be discarded), kongs (never of the wildcard, never with an empty wall). Claim on a
-discard: 胡 / 直杠 / 碰 / 吃 (from the left seat only, J3) / pass, asked seat by seat in turn
-order and resolved after all have answered: 胡 > 杠/碰 > 吃, and of several 胡 only the first in
-turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
+wildcard may be discarded), kongs (never of the wildcard, never when nothing but flowers is left
+to draw, J8). Claim on a discard: 胡 / 直杠 / 碰 / 吃 (from the left seat only, J3) / pass, asked
+seat by seat in turn order and resolved after all have answered: 胡 > 杠/碰 > 吃, and of several
+胡 only the first in turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
 nobody is asked (J2). Rob window after a 加杠: 抢杠胡 / pass. A seat with no choice is never
 asked: a decision with one legal action is played at once. Flowers are set aside and replaced
 automatically (补花, J1): no decision.
@@ -54,13 +57,32 @@ count, dealer, beans, the observer's seat, seat wind and the prevailing wind, th
 count, whether the current draw is a kong replacement, and the room and payer rule. Seat-relative
 order. Other seats' concealed tiles and 暗杠 kinds are never shown.
 
+**Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
+``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
+changes nothing; a non-integer (``True`` included) raises ``TypeError``. ``"first_legal"``: the
+lowest legal action is played instead. ``"terminate"`` (as PettingZoo classic envs): the episode
+ends at once, every seat terminated; the offender's reward is ``illegal_reward`` (default: minus
+a big win doubled by the bird and the dealer, ``4 * 16 / 24 / 10 * room_coefficient`` beans in
+the popular / eight_fan / no_fan room: -64, -96, -40), every other seat's 0; ``infos`` hold
+``beans`` (the beans so far, the penalty not included) and ``end_reason="illegal_action"``, and
+the unfinished hand writes no log. The two last modes set ``infos[agent]["illegal_action"]``
+until the seat's next step; they let samplers that ignore the mask (PettingZoo's state test,
+RLlib's env pre-check, TorchRL's default collector policy) run. Train with the mask and the
+default.
+
 **Rewards and episode end.** A seat's reward at a step is its bean change at that step: the
 hand ends at the first win (paid at once: J5–J8, the bird and dealer doubling included) or when
 the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat at the end of every
 hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
 ``end_reason`` at the end.
 
+**Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
+at a time. Separate instances are independent (they share only the thread-safe lookup caches
+of the rules) and may run in parallel threads.
+
 **Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
+``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
+anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
 """
 
@@ -114,7 +136,8 @@ class raw_env(MahjongAECEnv):
 
     def __init__(self, room: str | None = None, render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
-                 log_path: str | os.PathLike | None = None, **rule_overrides: Any) -> None:
+                 log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
+                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -129,22 +152,21 @@ class raw_env(MahjongAECEnv):
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
         observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
                                       bean_bound=hand_bean_bound(r) / scale)
-        self._setup(observer, render_mode, match_hands, tile_style, log_path)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: JoyMahjongGame | None = None
-        self._prevailing0 = 0
 
-    def _new_game(self, hand_index: int, previous: JoyMahjongGame | None) -> JoyMahjongGame:
-        """Hand ``hand_index`` of the seed. First hand: scripted or seeded dealer; the prevailing
+    def _new_game(self, seed: int, hand_index: int, previous: JoyMahjongGame | None,
+                  script: dict[str, Any]) -> JoyMahjongGame:
+        """Hand ``hand_index`` of ``seed``. First hand: scripted or seeded dealer; the prevailing
         wind scripted, else seeded for a single hand and East for a match. Then the deal passes
         to the next seat and the wind advances every four hands (J10)."""
-        wall, dice, wind = seeded_wall(self._hand_seed, hand_index)
+        wall, dice, wind = seeded_wall(seed, hand_index)
         if previous is None:
-            wall = self._script.get("wall", wall)
-            dealer = self._script.get("dealer", dice)
-            self._prevailing0 = self._script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
-            return JoyMahjongGame(self.rules, wall, dealer, self._prevailing0)
-        prevailing = (self._prevailing0 + hand_index // 4) % 4
+            prevailing = script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
+            return JoyMahjongGame(self.rules, script.get("wall", wall), script.get("dealer", dice), prevailing)
+        prevailing = (previous.prevailing_wind + (hand_index % 4 == 0)) % 4
         return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
 
     def _log_header(self) -> dict[str, Any]:
-        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong")
+        return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong",
+                                  scripted=self._script if self.hand_index == 0 else ())

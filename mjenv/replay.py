@@ -38,10 +38,14 @@ the policy's probability of each (only from agents that expose them)::
 
 A header may name the agent of each seat (``"agents": ["ppo", "random", "random", "random"]``).
 The wall, dealer (and prevailing wind) of ``start_hand`` are
-authoritative (a scripted wall need not match ``seed``); ``options`` rebuild the rules without
-the preset.
+authoritative; ``options`` rebuild the rules without the preset. A hand dealt from its seed has the
+wall of (``seed``, ``hand_index``), and verifying checks that (an edited seed is a mismatch); a hand
+whose first deal was scripted (``reset(options={"wall": …})``) says so with the optional header
+field ``"scripted": ["dealer", "wall"]`` (the keys given), and its wall need not match the seed. The
+header's ``mjenv_version`` must be a version number no newer than the mjenv that verifies it.
 
-:func:`read_log` parses and checks the format (:class:`LogFormatError`, naming the line);
+:func:`read_log` parses and checks the format (:class:`LogFormatError`, naming the line; JSON nested
+too deeply for Python's parser is one too);
 :func:`verify_log` re-plays every hand through the engine and compares each line
 (:class:`ReplayMismatch`, naming the first line that differs).
 """
@@ -50,6 +54,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
@@ -57,6 +62,8 @@ from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import JOY_MAHJONG, ActionLayout
 from .config import BloodBattleRules, JoyMahjongRules, as_dict, field_names
+from .engine import blood_battle as blood_battle_engine
+from .engine import joy_mahjong as joy_mahjong_engine
 from .engine.blood_battle import BloodBattleGame
 from .engine.core import GameCore, IllegalActionError
 from .engine.joy_mahjong import JoyMahjongGame
@@ -147,6 +154,10 @@ def _is_agents(v: Any) -> bool:
     return isinstance(v, list) and len(v) == 4 and all(_is_str(x) for x in v)
 
 
+def _is_str_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
 _PAI = frozenset(tiles.name(k) for k in range(tiles.N_SUIT_KINDS))
 _JOY_PAI = frozenset(tiles.name(k) for k in range(tiles.N_KINDS))
 _FLOWER = frozenset(tiles.name(k) for k in range(tiles.N_KINDS, tiles.N_KINDS + tiles.N_FLOWERS))
@@ -177,7 +188,8 @@ def _schema(tile: Field) -> Schema:
             "options": (_is_dict, "an object of rule fields"), "seed": (_is_seed, "an int or null"),
             "hand_index": (_is_int, "an int"), "env_version": (_is_str, "a string"),
             "mjenv_version": (_is_str, "a string"),
-        }, {"agents": (_is_agents, "four agent names, one per seat")}),
+        }, {"scripted": (_is_str_list, "a list of reset option names"),
+            "agents": (_is_agents, "four agent names, one per seat")}),
         "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
         "tsumo": ({**actor, **pai}, {"replacement": (_is_bool, "a bool")}),
         "dahai": ({**actor, **pai}, {}),
@@ -233,13 +245,17 @@ class GameSpec:
     schema: Schema
     start: Callable[[Any, dict[str, Any]], GameCore]
     """(rules, start_hand line) -> the engine at the start of the hand."""
+    seeded_wall: Callable[[int, int], tuple[Any, ...]]
+    """(seed, hand index) -> the wall the env deals, first in a tuple (the engine's ``seeded_wall``)."""
 
 
 GAMES: dict[str, GameSpec] = {
     "blood_battle": GameSpec(ENV_VERSION, BloodBattleRules, LAYOUT, SCHEMA,
-                             lambda rules, r: BloodBattleGame(rules, r["wall"], r["dealer"])),
+                             lambda rules, r: BloodBattleGame(rules, r["wall"], r["dealer"]),
+                             blood_battle_engine.seeded_wall),
     "joy_mahjong": GameSpec("joy_mahjong_v0", JoyMahjongRules, JOY_MAHJONG, JOY_SCHEMA,
-                            lambda rules, r: JoyMahjongGame(rules, r["wall"], r["dealer"], r["prevailing_wind"])),
+                            lambda rules, r: JoyMahjongGame(rules, r["wall"], r["dealer"], r["prevailing_wind"]),
+                            joy_mahjong_engine.seeded_wall),
 }
 """Game name (the header's ``game``) -> how to replay it."""
 
@@ -306,7 +322,22 @@ def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> GameSpec:
     if missing or extra:
         raise LogFormatError(path, n, f"header: options must hold every rule field exactly; "
                                       f"missing {missing}, unknown {extra}")
+    release = _release(h["mjenv_version"])
+    if release is None:
+        raise LogFormatError(path, n, f"header: mjenv_version {h['mjenv_version']!r} is not a version number "
+                                      f"such as {__version__!r}")
+    if release > _release(__version__):
+        raise LogFormatError(path, n, f"header: written by mjenv {h['mjenv_version']}, newer than this mjenv "
+                                      f"{__version__}; upgrade mjenv to verify it")
+    if h["hand_index"] < 0:
+        raise LogFormatError(path, n, f"header: hand_index must be >= 0, got {h['hand_index']}")
     return spec
+
+
+def _release(version: str) -> tuple[int, ...] | None:
+    """The release numbers of a version string (``0.1.0rc1`` -> (0, 1, 0)); None if it is not one."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)*)(?:[.+-]?[A-Za-z0-9.+-]*)", version)
+    return None if match is None else tuple(int(x) for x in match.group(1).split("."))
 
 
 def read_log(path: PathLike) -> list[LoggedHand]:
@@ -328,6 +359,8 @@ def read_log(path: PathLike) -> list[LoggedHand]:
                 raw = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise LogFormatError(path, n, f"bad JSON: {exc.msg} (column {exc.colno})") from exc
+            except RecursionError as exc:  # e.g. 100,000 nested brackets: no log line nests that deep
+                raise LogFormatError(path, n, "bad JSON: nested too deeply to parse") from exc
             record = _check_record(path, n, raw, schema)
             kind = record["type"]
             if kind == "header":
@@ -357,11 +390,14 @@ def read_log(path: PathLike) -> list[LoggedHand]:
 
 
 def hand_header(preset: str, rules: Any, seed: int | None, hand_index: int,
-                game: str = GAME) -> dict[str, Any]:
-    """The header line of one hand of ``game``."""
-    return {"type": "header", "game": game, "preset": preset, "options": as_dict(rules),
-            "seed": seed, "hand_index": hand_index, "env_version": GAMES[game].env_version,
-            "mjenv_version": __version__}
+                game: str = GAME, scripted: Iterable[str] = ()) -> dict[str, Any]:
+    """The header line of one hand of ``game``; ``scripted``: the reset options that dealt it, if any."""
+    header = {"type": "header", "game": game, "preset": preset, "options": as_dict(rules),
+              "seed": seed, "hand_index": hand_index, "env_version": GAMES[game].env_version,
+              "mjenv_version": __version__}
+    if scripted:
+        header["scripted"] = sorted(scripted)
+    return header
 
 
 def hand_records(header: dict[str, Any], events: Sequence[dict[str, Any]],
@@ -491,10 +527,23 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
             seen += 1
         if on_line is not None:
             on_line(ll, game)
+    _check_seed(path, hand, spec)
     # end_hand is the engine's last event, so a matched end_hand means the game is over.
     end = hand.lines[-1].record
     return HandSummary(hand.header.line, hand.end_line, h["game"], h["preset"], h["seed"], h["hand_index"],
                        start.record["dealer"], n_actions, seen, end["reason"], list(end["beans"]))
+
+
+def _check_seed(path: PathLike, hand: LoggedHand, spec: GameSpec) -> None:
+    """A hand dealt from its seed has the wall of (seed, hand index): else the header was edited."""
+    h, start = hand.header.record, hand.lines[0]
+    if h["seed"] is None or "wall" in h.get("scripted", ()):
+        return
+    if start.record["wall"] != list(spec.seeded_wall(h["seed"], h["hand_index"])[0]):
+        raise ReplayMismatch(path, hand.header.line,
+                             f"header: seed {h['seed']}, hand {h['hand_index']} deals another wall than the "
+                             f"start_hand of line {start.line}: the seed or the wall was edited (a scripted wall "
+                             "is marked \"scripted\": [\"wall\"])")
 
 
 def replay_hands(path: PathLike, hands: Iterable[LoggedHand], on_line: StepHook | None = None) -> ReplayResult:

@@ -15,15 +15,27 @@ Observation space      ``Dict(observations=Box(-inf, inf, (planes * width,), flo
                        observation is the AEC env's, flattened (RLlib's default encoders build
                        MLPs for 1-D boxes only)
 Action space           the game's ``Discrete(n)``
-Rewards                every seat's bean delta at every step (RLlib adds a reward that reaches a
-                       seat between its turns to that seat's next step)
-Episode end            ``terminateds`` holds every seat and ``"__all__"``; nothing is truncated
+Rewards                a seat's bean changes since its previous observation, paid with its next
+                       observation (never a reward without one, see below)
+Episode end            every seat gets a final observation (all-zero mask) with its last
+                       reward; ``terminateds`` holds every seat and ``"__all__"``; nothing is
+                       truncated
 =====================  ======================================================================
 
-An illegal action raises :class:`~mjenv.engine.core.IllegalActionError`. RLlib's env pre-check
-steps one action sampled without the mask: pass ``disable_env_checking=True`` to
-``config.environment(...)``, or ``illegal_action="first_legal"`` here (the lowest legal action
-replaces an illegal one, and that seat's ``info["illegal_action"]`` is True).
+**Why rewards travel with observations.** RLlib's ``MultiAgentEpisode`` keeps a reward that
+reaches an agent without an observation "hanging" until that agent's next observation. When an
+``EnvRunner`` cuts an episode into sample chunks (``rollout_fragment_length``) and the hand ends
+without a last observation for a seat, that seat's hanging rewards never reach its returns (RLlib
+2.60). So the env holds each seat's bean changes until it observes, and ends every hand with an
+observation for all four seats: each finished episode's per-agent returns are the seats' beans.
+A seat that is never asked during a hand (a Joy Mahjong win before its first turn) has no agent
+episode in RLlib, so its beans of that hand do not appear there.
+
+**Illegal actions.** ``illegal_action`` (``"raise"``, ``"first_legal"``, ``"terminate"``) and
+``illegal_reward`` go to the AEC env (see :mod:`mjenv.aec`); a replaced or penalised action sets
+``info["illegal_action"]`` for that seat. RLlib's env pre-check steps one action sampled without
+the mask: pass ``disable_env_checking=True`` to ``config.environment(...)``, or one of the other
+modes here.
 """
 
 from __future__ import annotations
@@ -34,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from .wrappers import check_illegal_action_mode, checked_action, make_raw_env
+from .wrappers import make_raw_env
 
 
 class MahjongMultiAgentEnv(MultiAgentEnv):
@@ -44,7 +56,6 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         options = {**(config or {}), **options}
         game = options.pop("game", "blood_battle")
-        self.illegal_action = check_illegal_action_mode(options.pop("illegal_action", "raise"))
         self.aec_env = make_raw_env(game, **options)
         self.game = game
         self.possible_agents = list(self.aec_env.possible_agents)
@@ -60,10 +71,12 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.render_mode = self.aec_env.render_mode
+        self._unpaid = dict.fromkeys(self.possible_agents, 0.0)  # bean changes not yet returned
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         self.aec_env.reset(seed=seed, options=options)
+        self._unpaid = dict.fromkeys(self.possible_agents, 0.0)
         agent = self.aec_env.agent_selection
         return {agent: self._observe(agent)}, {}
 
@@ -74,19 +87,27 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
             raise RuntimeError("the episode has ended: call reset() first")
         if agent not in action_dict:
             raise KeyError(f"{agent} must act, but action_dict has only {sorted(action_dict)}")
-        action, was_illegal = checked_action(action_dict[agent], env.game.legal_mask(),
-                                             self.illegal_action, env.action_name)
-        env.step(action)
-        rewards = {a: float(env.rewards[a]) for a in self.possible_agents}
-        infos: dict[str, dict] = {agent: {"illegal_action": True}} if was_illegal else {}
+        env.step(action_dict[agent])  # the AEC env checks the action (illegal_action)
+        for a in self.possible_agents:
+            self._unpaid[a] += env.rewards[a]
+        infos: dict[str, dict] = {agent: {"illegal_action": True}} if env.infos[agent].get("illegal_action") else {}
         if env.terminations[agent]:  # every seat terminates together
             terminateds = {a: True for a in self.possible_agents}
             terminateds["__all__"] = True
             for a in self.possible_agents:
                 infos[a] = {**infos.get(a, {}), **env.infos[a]}
-            return {}, rewards, terminateds, {"__all__": False}, infos
+            obs = {a: self._observe(a) for a in self.possible_agents}
+            return obs, self._pay(obs), terminateds, {"__all__": False}, infos
         nxt = env.agent_selection
-        return {nxt: self._observe(nxt)}, rewards, {"__all__": False}, {"__all__": False}, infos
+        obs = {nxt: self._observe(nxt)}
+        return obs, self._pay(obs), {"__all__": False}, {"__all__": False}, infos
+
+    def _pay(self, observed: dict) -> dict[str, float]:
+        """The rewards of the observed seats: their bean changes since their previous observation."""
+        rewards = {a: float(self._unpaid[a]) for a in observed}
+        for a in observed:
+            self._unpaid[a] = 0.0
+        return rewards
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self.aec_env.observe(agent)

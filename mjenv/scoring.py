@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence, Union
 
+import numpy as np
+
 from . import tiles
 from .config import (BloodBattleRules, JoyMahjongRules, blood_battle_rules, field_names,
                      joy_mahjong_rules)
@@ -24,6 +26,32 @@ from .rules import joy
 from .rules.sichuan import SichuanScore, WinContext, score_win
 
 _VOID = {"m": 0, "p": 1, "s": 2, "万": 0, "筒": 1, "饼": 1, "条": 2, "索": 2}
+
+
+def _check_text(name: str, value: Any, example: str) -> str:
+    """A tile-notation argument must be a str (None or a number is a caller's slip)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string in tile notation such as {example!r}, "
+                         f"got {type(value).__name__} {value!r}")
+    return value
+
+
+def _check_flag(name: str, value: Any) -> bool:
+    """A boolean option must be a bool: a string such as 'no' would otherwise count as true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _rules(factory: Callable[..., Any], preset: Any, overrides: dict[str, Any]) -> Any:
+    """Build the rules; a rule field of the wrong type is bad input like any other (ValueError)."""
+    if not isinstance(preset, str):
+        raise ValueError(f"preset must be a preset name (a str), got {type(preset).__name__} "
+                         f"{preset!r}")
+    try:
+        return factory(preset, **overrides)
+    except TypeError as exc:  # mjenv.config names the field and the type it needs
+        raise ValueError(str(exc)) from exc
 
 
 def _void_suit(void: Union[str, int, None]) -> Optional[int]:
@@ -39,7 +67,10 @@ def _void_suit(void: Union[str, int, None]) -> Optional[int]:
 
 def _check_tiles(hand: str, win_tile: str, melds: Sequence[str]) -> tuple[list[int], list[Meld]]:
     """Parse and check the hand, the win tile and the melds (shared by every game)."""
-    kinds = tiles.parse(hand)
+    kinds = tiles.parse(_check_text("hand", hand, "11224444557799m"))
+    _check_text("win_tile", win_tile, "9m")
+    for m in melds:
+        _check_text("each meld", m, "pong:5p")
     if any(k >= tiles.N_KINDS for k in kinds):
         raise ValueError(f"flowers are not part of a hand: {hand!r}")
     win = tiles.parse_tile(win_tile)
@@ -80,8 +111,9 @@ def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], flags: d
     own, rule_overrides = _split_options(
         "blood_battle", options,
         {"preset": "happy", "first_turn": False, "dealer": False, "void": None}, BloodBattleRules)
-    rules = blood_battle_rules(own["preset"], **rule_overrides)
-    ctx = WinContext(**flags, first_turn=own["first_turn"], dealer=own["dealer"])
+    rules = _rules(blood_battle_rules, own["preset"], rule_overrides)
+    ctx = WinContext(**flags, first_turn=_check_flag("first_turn", own["first_turn"]),
+                     dealer=_check_flag("dealer", own["dealer"]))
     void_suit = _void_suit(own["void"])
     kinds, parsed = _check_tiles(hand, win_tile, melds)
     if any(m.kind == "chow" for m in parsed):
@@ -123,13 +155,14 @@ def _score_joy(hand: str, win_tile: str, melds: Sequence[str], flags: dict[str, 
         "joy_mahjong", options,
         {"preset": "standard", "wild": None, "flowers": 0, "fourth_tile": False,
          "seat_wind": "E", "prevailing_wind": "E"}, JoyMahjongRules)
-    rules = joy_mahjong_rules(own["preset"], **rule_overrides)
-    ctx = joy.JoyContext(**flags, fourth_tile=own["fourth_tile"], flowers=own["flowers"],
+    rules = _rules(joy_mahjong_rules, own["preset"], rule_overrides)
+    ctx = joy.JoyContext(**flags, fourth_tile=_check_flag("fourth_tile", own["fourth_tile"]),
+                         flowers=own["flowers"],
                          seat_wind=_wind("seat_wind", own["seat_wind"]),
                          prevailing_wind=_wind("prevailing_wind", own["prevailing_wind"]))
     wild = None
     if own["wild"] is not None:
-        wild = tiles.parse_tile(own["wild"])
+        wild = tiles.parse_tile(_check_text("wild", own["wild"], "6m"))
         if wild >= tiles.N_KINDS:
             raise ValueError(f"a flower is never the wildcard (J2): {own['wild']!r}")
     kinds, parsed = _check_tiles(hand, win_tile, melds)
@@ -170,13 +203,19 @@ def score(game: str = "blood_battle", hand: str = "11224444557799m", win_tile: s
       ``fourth_tile`` (和绝张), ``seat_wind`` / ``prevailing_wind`` (E S W N); see
       :class:`mjenv.rules.joy.JoyContext`.
 
-    Raises ``ValueError`` naming the reason (an unknown keyword is named too).
+    Raises ``ValueError`` naming the reason for any bad input: an unknown keyword, a value of the
+    wrong type (tiles are strings, flags are bools: ``self_drawn="no"`` is refused), a hand
+    that does not win.
     """
-    scorer = _SCORERS.get(game)
+    scorer = _SCORERS.get(game) if isinstance(game, str) else None
     if scorer is None:
         raise ValueError(f"unknown game {game!r}; choose one of {sorted(_SCORERS)}")
     if isinstance(melds, str):
         melds = (melds,)
-    flags = {"self_drawn": self_drawn, "after_kong": after_kong, "rob_kong": rob_kong,
-             "last_tile": last_tile}
+    elif not isinstance(melds, (list, tuple)):
+        raise ValueError("melds must be a meld string or a list of them, e.g. ['pong:5p'] "
+                         f"(() for none), got {type(melds).__name__} {melds!r}")
+    flags = {name: _check_flag(name, value) for name, value in
+             (("self_drawn", self_drawn), ("after_kong", after_kong), ("rob_kong", rob_kong),
+              ("last_tile", last_tile))}
     return scorer(hand, win_tile, tuple(melds), flags, options)

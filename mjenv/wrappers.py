@@ -38,11 +38,15 @@ Joy Mahjong dealer's first discard won at once); ``reset`` then deals the next o
 stream and adds the skipped episode's beans to the first step's reward (``info["carried_reward"]``
 at reset), so the sum of all rewards still equals the beans of every hand played.
 
-**Illegal actions.** ``step`` with an action outside the mask raises
-:class:`~mjenv.engine.core.IllegalActionError` naming the action and the legal ones, and changes
-nothing. Checkers that step with ``action_space.sample()`` and no mask (gymnasium's
-``check_env``, RLlib's env pre-check) need ``illegal_action="first_legal"``: an illegal action is
-then replaced by the lowest legal one and ``info["illegal_action"]`` is True for that step.
+**Illegal actions.** ``illegal_action`` goes to the AEC env underneath (the same option, the
+same check). ``"raise"`` (the default): ``step`` with an action outside the mask raises
+:class:`~mjenv.engine.core.IllegalActionError` naming the action, the legal ones and the way out,
+and changes nothing. Checkers that step with ``action_space.sample()`` and no mask (gymnasium's
+``check_env``, RLlib's env pre-check) need one of the others: ``"first_legal"`` plays the lowest
+legal action instead; ``"terminate"`` ends the episode, the step's reward then holding the
+penalty ``illegal_reward`` (default: minus the observation's bean scale, see the game modules).
+Either way ``info["illegal_action"]`` is True for that step. The opponents' actions are always
+checked strictly: an illegal one raises, naming the opponent.
 
 **Determinism.** ``reset(seed=s)`` makes the episode a pure function of ``s`` and the actions:
 with a fixed seat the deal is the AEC env's ``reset(seed=s)``.
@@ -51,20 +55,17 @@ with a fixed seat the deal is the AEC env's ``reset(seed=s)``.
 from __future__ import annotations
 
 import importlib
-import operator
 from typing import Any, Sequence
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import RENDER_FPS, MahjongAECEnv
-from .engine.core import N_SEATS, IllegalActionError
+from .aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action
+from .engine.core import N_SEATS
 
 GAMES = {"blood_battle": "mjenv.blood_battle_v0", "joy_mahjong": "mjenv.joy_mahjong_v0"}
 """Game name -> env module (the names ``agents.load_policy`` takes as ``game``)."""
-
-ILLEGAL_ACTION_MODES = ("raise", "first_legal")
 
 _MAX_SKIPPED = 1000  # episodes in a row that end before the learning seat acts: surely a bug
 
@@ -74,29 +75,6 @@ def make_raw_env(game: str, **options: Any) -> MahjongAECEnv:
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; use one of {sorted(GAMES)}")
     return importlib.import_module(GAMES[game]).raw_env(**options)
-
-
-def check_illegal_action_mode(mode: str) -> str:
-    if mode not in ILLEGAL_ACTION_MODES:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {mode!r}")
-    return mode
-
-
-def checked_action(action: Any, mask: np.ndarray, mode: str, describe) -> tuple[int, bool]:
-    """``(action, was_illegal)``: ``action`` as an int, or (mode ``first_legal``) the lowest legal
-    action in place of an illegal one; mode ``raise`` raises IllegalActionError instead."""
-    try:
-        a = operator.index(action)
-    except TypeError:
-        raise TypeError(f"an action must be an integer, got {type(action).__name__} {action!r}") from None
-    if 0 <= a < mask.size and mask[a]:
-        return a, False
-    legal = np.flatnonzero(mask)
-    if mode == "first_legal":
-        return int(legal[0]), True
-    name = describe(a) if 0 <= a < mask.size else "outside the action space"
-    legal_text = ", ".join(f"{int(b)} ({describe(int(b))})" for b in legal)
-    raise IllegalActionError(f"illegal action {a} ({name}); legal: {legal_text}")
 
 
 def _load_opponent(spec: Any, game: str) -> Any:
@@ -116,7 +94,8 @@ class SingleSeatEnv(gymnasium.Env):
     def __init__(self, game: str = "blood_battle", opponents: Any = "random", seat: int | str = 0,
                  illegal_action: str = "raise", **env_options: Any) -> None:
         self.game = game
-        self.aec_env = make_raw_env(game, **env_options)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.aec_env = make_raw_env(game, illegal_action=illegal_action, **env_options)
         """The AEC env underneath (``aec_env.game`` is the engine: wins, events, beans)."""
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != N_SEATS - 1:
@@ -134,7 +113,6 @@ class SingleSeatEnv(gymnasium.Env):
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < N_SEATS)):
             raise ValueError(f"seat must be 0-{N_SEATS - 1} or 'random', got {seat!r}")
         self.seat_option = seat
-        self.illegal_action = check_illegal_action_mode(illegal_action)
         agent0 = self.aec_env.possible_agents[0]
         self.observation_space = self.aec_env.observation_space(agent0)["observation"]
         self.action_space = self.aec_env.action_space(agent0)
@@ -182,17 +160,15 @@ class SingleSeatEnv(gymnasium.Env):
         episode ends."""
         if self._done:
             raise RuntimeError("the episode has ended (or reset was never called): call reset() first")
-        mask = self.aec_env.game.legal_mask()
-        a, was_illegal = checked_action(action, mask, self.illegal_action, self.aec_env.action_name)
-        self._step_aec(a)
+        self._step_aec(action)  # the AEC env applies illegal_action
         asked = self._play_opponents()
         reward, self._pending = float(self._pending), 0.0
         self._done = not asked
         info = self._info()
-        if was_illegal:
+        aec_info = self.aec_env.infos[self._agent]
+        if aec_info.get("illegal_action"):
             info["illegal_action"] = True
         if self._done:
-            aec_info = self.aec_env.infos[self._agent]
             info["beans"], info["end_reason"] = aec_info["beans"], aec_info["end_reason"]
         return self._observe(), reward, self._done, False, info
 
@@ -214,7 +190,7 @@ class SingleSeatEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ internals
 
-    def _step_aec(self, action: int) -> None:
+    def _step_aec(self, action: Any) -> None:
         """One AEC step; the learning seat's share of its bean deltas goes to ``_pending``."""
         self.aec_env.step(action)
         self._pending += self.aec_env.rewards[self._agent]
@@ -229,10 +205,11 @@ class SingleSeatEnv(gymnasium.Env):
             obs = env.observe(env.agent_selection)
             policy = self._opponent_at[seat]
             action = policy.act(obs["observation"], obs["action_mask"], self._opp_rng)
-            try:
-                self._step_aec(action)
-            except IllegalActionError as e:
-                raise IllegalActionError(f"opponent {getattr(policy, 'name', policy)!r} at seat {seat}: {e}") from e
+            # Checked here, strictly: the env's illegal_action mode is for the learning seat only.
+            action, _ = checked_action(action, obs["action_mask"], "raise", env.action_name,
+                                       who=f"opponent {getattr(policy, 'name', policy)!r} at seat {seat}",
+                                       way_out="an opponent policy must choose from the mask it is given")
+            self._step_aec(action)
         return False
 
     def _observe(self) -> np.ndarray:

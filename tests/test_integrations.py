@@ -47,9 +47,9 @@ def test_docs_have_an_example_per_toolkit():
         assert any(marker in b for b in DOC_BLOCKS), marker
 
 
-@pytest.mark.parametrize("i", [i for i, b in enumerate(DOC_BLOCKS) if "ray.rllib" not in b])
+@pytest.mark.parametrize("i", [i for i, b in enumerate(DOC_BLOCKS) if "ray.rllib" not in b and "Collector(" not in b])
 def test_docs_example_runs(i, capsys):
-    _run_doc_block(DOC_BLOCKS[i], capsys)  # the RLlib one runs in its own test below
+    _run_doc_block(DOC_BLOCKS[i], capsys)  # the RLlib and collector ones run in their own tests below
 
 
 # ---------------------------------------------------------------- PettingZoo registry
@@ -123,13 +123,76 @@ def test_rllib_adapter_rewards_sum_to_the_bean_table():
             assert space.contains(o) and o["action_mask"].any()
             obs, rewards, terminateds, truncateds, infos = env.step(
                 {agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
+            assert set(rewards) == set(obs)  # a reward only ever comes with an observation
             for a, r in rewards.items():
                 totals[a] += r
             if terminateds["__all__"]:
                 break
-        assert obs == {} and not truncateds["__all__"]
+        # The end: a final observation for every seat, with an all-zero mask.
+        assert set(obs) == set(env.possible_agents) and not truncateds["__all__"]
+        assert all(space.contains(o) and not o["action_mask"].any() for o in obs.values())
         assert totals == {a: infos[a]["beans"] for a in env.possible_agents}
         assert sum(totals.values()) == -4 * 400
+
+
+@pytest.mark.parametrize("game,fragment,episodes", [("blood_battle", 13, 12), ("joy_mahjong", 7, 12)])
+def test_rllib_chunked_sampling_keeps_every_seats_rewards(game, fragment, episodes, monkeypatch):
+    """RLlib's EnvRunner samples as train() does, rollout_fragment_length steps at a time, so
+    episodes are cut into chunks; every finished episode's per-agent returns are the beans."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from mjenv.rllib_env import MahjongMultiAgentEnv
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    hands = []  # (each seat's beans, the seats observed before the end) per finished hand
+
+    class Recording(MahjongMultiAgentEnv):
+        def reset(self, **kwargs):
+            obs, infos = super().reset(**kwargs)
+            self.asked = set(obs)
+            return obs, infos
+
+        def step(self, action_dict):
+            out = super().step(action_dict)
+            if out[2]["__all__"]:
+                hands.append((dict(zip(self.possible_agents, self.aec_env.match_beans)), self.asked))
+            else:
+                self.asked |= set(out[0])
+            return out
+
+    rake = {"blood_battle": 400, "joy_mahjong": 20}[game]
+    config = (
+        PPOConfig()
+        .environment(Recording, env_config={"game": game, "rake": rake}, disable_env_checking=True)
+        .env_runners(num_env_runners=0, rollout_fragment_length=fragment)
+        .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": RLModuleSpec(
+            module_class=ActionMaskingTorchRLModule,
+            model_config={"fcnet_hiddens": [16], "head_fcnet_hiddens": [16]})}))
+        .debugging(seed=0)
+    )
+    runner = MultiAgentEnvRunner(config=config)
+    chunks, done = {}, []
+    while len(done) < episodes:
+        for chunk in runner.sample(num_timesteps=fragment):
+            chunks.setdefault(chunk.id_, []).append(chunk)
+            if chunk.is_done:
+                done.append(chunk.id_)
+    assert all(len(chunks[e]) > 1 for e in done)  # every episode was split
+    for episode_id, (beans, asked) in zip(done, hands):
+        returns = {}
+        for chunk in chunks[episode_id]:
+            for agent, sa in chunk.agent_episodes.items():
+                returns[agent] = returns.get(agent, 0.0) + sa.get_return()
+        # RLlib keeps no agent episode for a seat never asked during the hand (see the docs).
+        assert returns == {a: float(b) for a, b in beans.items() if a in asked}
+    if game == "blood_battle":  # every seat is asked (定缺): RLlib's own metric sees the rake alone
+        metrics = runner.get_metrics()
+        assert metrics["episode_return_mean"].peek() == -4 * rake
 
 
 def test_rllib_env_pre_check():
@@ -139,6 +202,7 @@ def test_rllib_env_pre_check():
 
     # The pre-check steps an action sampled without the mask: "first_legal" lets it pass ...
     check_multiagent_environments(MahjongMultiAgentEnv({"game": "joy_mahjong", "illegal_action": "first_legal"}))
+    check_multiagent_environments(MahjongMultiAgentEnv({"game": "blood_battle", "illegal_action": "terminate"}))
     # ... the default raises (so train with disable_env_checking=True, as documented).
     with pytest.raises(ValueError, match="step") as err:
         for _ in range(20):  # a random sample is legal now and then: try until one is not
@@ -187,3 +251,35 @@ def test_torchrl_pettingzoo_wrapper_rollout_with_one_group(game, options):
         rewards = td["next", "seats", "reward"].sum(0).squeeze(-1)
         assert rewards.tolist() == [float(b) for b in base.unwrapped.match_beans]
         assert rewards.sum().item() == -4 * options["rake"]
+
+
+def test_torchrl_collector_with_the_mask_aware_policy_of_the_docs(capsys):
+    (code,) = [b for b in DOC_BLOCKS if "Collector(" in b]
+    namespace = _run_doc_block(code, capsys)
+    batch = namespace["batch"]
+    acting = batch["seats", "mask"]
+    assert (acting.sum(-1) == 1).all() and namespace["chosen"][acting].all()
+
+
+@pytest.mark.parametrize("mode", ["first_legal", "terminate"])
+def test_torchrl_default_collector_policy_runs_with_the_option(mode):
+    from torchrl.collectors import Collector
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    def collect(**options):
+        base = blood_battle_v0.env(**options)
+        env = PettingZooWrapper(env=base, use_mask=True, group_map={"seats": list(base.possible_agents)}, seed=0)
+        collector = Collector(env, policy=None, frames_per_batch=60, total_frames=60)  # random, unmasked
+        try:
+            return next(iter(collector))
+        finally:
+            collector.shutdown()
+
+    with pytest.raises(IllegalActionError, match="illegal_action="):
+        collect()
+    batch = collect(illegal_action=mode)
+    assert batch.batch_size == (60,)
+    if mode == "terminate":  # an unmasked random action ends a hand quickly, with the penalty
+        ends = batch["next", "done"].squeeze(-1)
+        assert ends.any()
+        assert (batch["next", "seats", "reward"][ends].min() == -192.0)

@@ -313,3 +313,61 @@ def test_cli_render(tmp_path, log_lines, capsys):
     assert " 打 " in out and "-> 过" in out and " 胡 " in out
     assert out.count("phase over") == 2  # the whole table at the end of each hand
     assert out.rstrip().splitlines()[-1].startswith(str(tmp_path))  # then the summary
+
+
+# ---------------------------------------------------------------- header seed and version, deep nesting
+
+
+def _one_hand(tmp_path, raw_env, seed=4, **reset) -> list[str]:
+    """The lines of one logged hand."""
+    path = tmp_path / "one.jsonl"
+    play_episode(raw_env(log_path=path), seed=seed, **reset)
+    return path.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+def test_an_edited_seed_is_a_mismatch(tmp_path, game):
+    from mjenv import joy_mahjong_v0
+
+    raw_env = {"blood_battle": blood_battle_v0.raw_env, "joy_mahjong": joy_mahjong_v0.raw_env}[game]
+    lines = _one_hand(tmp_path, raw_env)
+    assert verify_log(write_log(tmp_path, lines)).hands[0].seed == 4
+    for field, value in (("seed", 999), ("hand_index", 1)):
+        edited, n = edit_line(lines, "header", lambda r: r.update({field: value}))
+        expect_log_error(tmp_path, edited, n, ReplayMismatch, "deals another wall than the start_hand of line 2",
+                         check=verify_log)
+
+
+def test_a_scripted_wall_is_marked_in_the_header_and_needs_the_mark(tmp_path):
+    wall = list(reversed(seeded_wall(9)[0]))
+    lines = _one_hand(tmp_path, blood_battle_v0.raw_env, options={"wall": wall, "dealer": 1})
+    assert json.loads(lines[0])["scripted"] == ["dealer", "wall"]
+    verify_log(write_log(tmp_path, lines))
+    unmarked, n = edit_line(lines, "header", lambda r: r.pop("scripted"))
+    expect_log_error(tmp_path, unmarked, n, ReplayMismatch, "seed 4, hand 0 deals another wall", check=verify_log)
+    bad, n = edit_line(lines, "header", lambda r: r.update(scripted="wall"))
+    expect_log_error(tmp_path, bad, n, LogFormatError, "'scripted' must be a list of reset option names")
+
+
+@pytest.mark.parametrize("version, message", [("99.0.0", "newer than this mjenv"), ("banana", "not a version number"),
+                                              ("", "not a version number")])
+def test_the_header_mjenv_version_is_checked(tmp_path, capsys, version, message):
+    lines = _one_hand(tmp_path, blood_battle_v0.raw_env)
+    edited, n = edit_line(lines, "header", lambda r: r.update(mjenv_version=version))
+    expect_log_error(tmp_path, edited, n, LogFormatError, message)
+    code, _, err = cli_replay(tmp_path, capsys, edited)
+    assert code == 2 and message in err
+
+
+def test_an_older_mjenv_version_still_verifies(tmp_path):
+    lines = _one_hand(tmp_path, blood_battle_v0.raw_env)
+    edited, _ = edit_line(lines, "header", lambda r: r.update(mjenv_version="0.0.9"))
+    assert len(verify_log(write_log(tmp_path, edited)).hands) == 1
+
+
+def test_deeply_nested_json_is_a_format_error(tmp_path, capsys):
+    lines = _one_hand(tmp_path, blood_battle_v0.raw_env)
+    nested = lines[:3] + ["[" * 100_000 + "]" * 100_000 + "\n"] + lines[3:]
+    expect_log_error(tmp_path, nested, 4, LogFormatError, "nested too deeply")
+    code, _, err = cli_replay(tmp_path, capsys, nested)
+    assert code == 2 and "line 4" in err and "nested too deeply" in err

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import mjenv
@@ -85,10 +86,45 @@ def test_score_variants(kwargs: dict, total: int, X: int) -> None:
     (dict(melds=["pung:5p"]), "malformed meld"),
     (dict(void="x"), "void must be one of"),
     (dict(hand="11224444557799m1f"), "flowers"),
+    # Every argument of the wrong type is refused (a non-bool flag would count as true).
+    (dict(hand=None), "hand must be a string in tile notation"),
+    (dict(hand=123), "hand must be a string"),
+    (dict(win_tile=None), "win_tile must be a string"),
+    (dict(melds=None), "melds must be a meld string or a list"),
+    (dict(melds=5), "melds must be a meld string or a list"),
+    (dict(melds=["pong:5p", 1]), "each meld must be a string"),
+    (dict(game=["blood_battle"]), "unknown game"),
+    (dict(preset=["qq"]), "preset must be a preset name"),
+    (dict(self_drawn="no"), "self_drawn must be True or False, got str 'no'"),
+    (dict(after_kong=1), "after_kong must be True or False"),
+    (dict(rob_kong=None), "rob_kong must be True or False"),
+    (dict(last_tile="yes"), "last_tile must be True or False"),
+    (dict(first_turn="no"), "first_turn must be True or False"),
+    (dict(dealer=1), "dealer must be True or False"),
+    (dict(void=1.0), "void must be one of"),
+    (dict(cap_fan="8"), "rule field 'cap_fan' must be int"),
+    (dict(gen_counts_kongs="false"), "rule field 'gen_counts_kongs' must be bool"),
+    (dict(game="joy_mahjong", wild=5), "wild must be a string"),
+    (dict(game="joy_mahjong", fourth_tile="no"), "fourth_tile must be True or False"),
+    (dict(game="joy_mahjong", flowers="2"), "flowers must be 0..8"),
+    (dict(game="joy_mahjong", seat_wind=None), "seat_wind must be one of"),
+    (dict(game="joy_mahjong", room=1), "rule field 'room' must be str"),
+    (dict(game="joy_mahjong", self_drawn="no"), "self_drawn must be True or False"),
+    # 杠上花 / 杠上开花 (a self-draw on a kong replacement) needs a declared kong (S9, J9).
+    (dict(hand="11m44m66m99m22p55p88p", win_tile="8p", self_drawn=True, after_kong=True,
+          preset="happy"), "杠上花.*declares no kong"),
+    (dict(hand="111222m33399p", win_tile="9p", melds=["pong:4m"], self_drawn=True,
+          after_kong=True), "杠上花.*declares no kong"),
+    (dict(game="joy_mahjong", hand="123m456p789sEEE11s", win_tile="1s", self_drawn=True,
+          after_kong=True), "杠上开花.*declares no kong"),
 ])
 def test_score_errors(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         score(**kwargs)
+
+
+def test_numpy_bools_are_flags() -> None:
+    assert score(self_drawn=np.bool_(True)).X == score(self_drawn=True).X
 
 
 # ---------------------------------------------------------------- CLI
@@ -139,6 +175,8 @@ def test_cli_options(capsys: pytest.CaptureFixture[str], extra: list[str], X: in
     (["--hand", "11224444557799m", "--win-tile", "9m", "--rule", "cap_fan=x"], "cap_fan"),
     (["--hand", "11224444557799m", "--win-tile", "9m", "--game", "go"], "unknown game"),
     (["--hand", "11224444557799m", "--win-tile", "9m", "--self-drawn", "--rob-kong"], "rob_kong"),
+    (["--hand", "11224444557799m", "--win-tile", "9m", "--self-drawn", "--after-kong"],
+     "declares no kong"),
 ])
 def test_cli_invalid_exits_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["score", *argv]) == 2

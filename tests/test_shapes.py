@@ -8,6 +8,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from mjenv.rules import shapes
 from mjenv.rules.shapes import (
     Decomposition, decompositions, is_regular_win, is_seven_pairs, regular_shanten, seven_pairs_shanten,
     shanten, waits,
@@ -278,3 +279,62 @@ def test_shanten_with_melds_consistency() -> None:
     for c in _random_hands(300, 7, 8):
         s = shanten(c, 2)
         assert (s == 0) == bool(waits(c)), c
+
+
+# ---------------------------------------------------------------- bounded memo tables
+
+
+def _memo_tables() -> list[tuple[str, shapes.BoundedTable]]:
+    from mjenv.rules import joy
+    return [("shapes._SUIT_INFO", shapes._SUIT_INFO), ("shapes._HONOUR_INFO", shapes._HONOUR_INFO),
+            ("shapes._COSTS[9]", shapes._COSTS[(9, True)]),
+            ("shapes._COSTS[7]", shapes._COSTS[(7, False)]),
+            ("joy._SUIT_TABLE", joy._SUIT_TABLE), ("joy._HONOUR_TABLE", joy._HONOUR_TABLE)]
+
+
+def test_every_cache_of_the_rules_is_bounded() -> None:
+    """No memo of mjenv.rules grows without limit (a long run would leak memory)."""
+    import importlib
+    import pkgutil
+
+    import mjenv.rules
+    lru = 0
+    for info in pkgutil.iter_modules(mjenv.rules.__path__):
+        module = importlib.import_module(f"mjenv.rules.{info.name}")
+        for name, value in vars(module).items():
+            if hasattr(value, "cache_info"):
+                lru += 1
+                assert value.cache_parameters()["maxsize"] is not None, f"{info.name}.{name}"
+    assert lru >= 4
+    for name, table in _memo_tables():
+        assert isinstance(table, shapes.BoundedTable) and table.limit <= 1 << 16, name
+
+
+def test_memo_tables_stay_within_their_limit_and_stay_correct(monkeypatch) -> None:
+    """With small limits the tables evict, and give the answers of unbounded fresh tables."""
+    from mjenv.rules import joy
+    rng = random.Random(5)
+    hands = []
+    for _ in range(300):
+        tiles13 = rng.sample([k for k in range(34) for _ in range(4)], 13)
+        counts = [tiles13.count(k) for k in range(34)]
+        full = counts[:]
+        full[rng.choice([k for k in range(34) if full[k] < 4])] += 1
+        hands.append((counts, full, rng.randrange(34)))
+
+    def answer(counts: list[int], full: list[int], wild: int) -> tuple:
+        return waits(counts), shapes.regular_gap(bytes(counts), 4), joy.can_win(full, 0, wild)
+
+    for _, table in _memo_tables():
+        table.clear()
+        monkeypatch.setattr(table, "limit", 50)
+    bounded = []
+    for hand in hands:
+        bounded.append(answer(*hand))
+        for name, table in _memo_tables():
+            assert len(table) <= 50, name
+    assert len(shapes._SUIT_INFO) > 25  # the tables did fill up and evict
+    for _, table in _memo_tables():
+        table.clear()
+        monkeypatch.setattr(table, "limit", 1 << 20)
+    assert [answer(*hand) for hand in hands] == bounded

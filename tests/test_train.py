@@ -478,7 +478,7 @@ def test_policy_refuses_observations_of_another_encoder() -> None:
         policy.act(np.zeros((OBS_PLANES, 27), np.float32), np.ones(62, np.int8), np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("content", [b"", b"not a checkpoint\n", b"PK\x03\x04truncated zip"])
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint\n", b"abc", b"PK\x03\x04truncated zip"])
 def test_corrupt_checkpoint_gives_a_clear_error(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "broken.pt"
     path.write_bytes(content)
@@ -660,3 +660,221 @@ def test_ray_backend_joins_a_cluster_when_given_an_address(tmp_path: Path, monke
     with pytest.raises(Joined):
         RayWorkers(tiny(tmp_path, backend="ray", ray_address="auto"))
     assert seen == {"address": "auto"}
+
+
+# ---------------------------------------------------------------- bad input fails up front (issue 11, items 11-15)
+
+
+def _run_files(run: Path) -> dict[str, bytes]:
+    """Every file of a run directory with its bytes."""
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of ~150 decisions with no evaluation: the base of the resume tests."""
+    return train(tiny(tmp_path_factory.mktemp("tiny"), total_decisions=150, checkpoint_every=1))
+
+
+def _copy_run(run: Path, dst: Path) -> Path:
+    """A copy of a run directory (the tests that resume it must not change the shared one)."""
+    import shutil
+
+    return Path(shutil.copytree(run, dst))
+
+
+@pytest.mark.parametrize("flag", [["--channels", "8"], ["--blocks", "2"], ["--seed", "5"], ["--lookahead", "true"],
+                                  ["--oracle-critic", "true"], ["--game", "joy_mahjong"]])
+def test_resume_refuses_flags_that_change_the_network_or_seed(tmp_path: Path, tiny_run: Path, flag: list[str],
+                                                              capsys: pytest.CaptureFixture) -> None:
+    run = _copy_run(tiny_run, tmp_path / "run")
+    before = _run_files(run)
+    assert main(["--resume", str(run), *flag]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag[0]} would change the network or the seed" in err and "Traceback" not in err
+    assert _run_files(run) == before  # nothing written, config.yaml included
+
+
+def test_a_failed_resume_changes_no_file_and_a_plain_resume_still_works(tmp_path: Path, tiny_run: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    run = _copy_run(tiny_run, tmp_path / "run")
+    before = _run_files(run)
+    saved = parse_args(["--resume", str(run)])[0]
+    with pytest.raises(CheckpointError, match="checkpoint.pt: network .* differs from the config's"):
+        train(dataclasses.replace(saved, channels=8), resume=run)  # past the flag check: the arch check
+    assert _run_files(run) == before
+    assert main(["--resume", str(run), "--total-decisions", "300"]) == 0
+    assert "resumed" in capsys.readouterr().out
+    assert read_checkpoint(run / "checkpoint.pt")["global_step"] >= 300
+
+
+@pytest.mark.parametrize("field, value", [
+    ("ent_coef", math.nan), ("max_grad_norm", -1.0), ("max_grad_norm", 0.0), ("clip_coef", -0.2), ("vf_coef", -1.0),
+    ("learning_rate", 0.0), ("learning_rate", -3e-4), ("learning_rate", math.nan), ("learning_rate", math.inf),
+    ("imitation_learning_rate", 0.0), ("gae_lambda", math.nan), ("target_kl", -0.1), ("reward_scale", math.inf),
+    ("pfsp_power", 1e6), ("seed", -1), ("eval_seed", -1), ("channels", 200_000), ("blocks", 0), ("pool_size", -1),
+])
+def test_config_refuses_values_that_wreck_training(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=f"config field '{field}' must be"):
+        make_config({field: value})
+
+
+def test_every_numeric_config_field_has_bounds() -> None:
+    from train.config import BOUNDS
+
+    numeric = {f.name for f in dataclasses.fields(TrainConfig) if f.type in ("int", "float", int, float)}
+    assert numeric == set(BOUNDS)
+    defaults = TrainConfig()
+    assert all(b.admits(getattr(defaults, name)) for name, b in BOUNDS.items())
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning", "ignore:invalid value encountered:RuntimeWarning")
+def test_training_stops_with_a_clear_error_when_a_loss_becomes_non_finite(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    # A reward scale this small turns every bean into an infinite float32 reward.
+    flags = ["--backend", "inline", "--envs-per-worker", "2", "--decisions-per-worker", "100", "--channels", "8",
+             "--blocks", "1", "--progress", "false", "--eval-opponents", "[]", "--checkpoint-every", "1",
+             "--total-decisions", "400", "--reward-scale", "1e-39", "--runs-dir", str(tmp_path / "runs")]
+    assert main(flags) == 1
+    err = capsys.readouterr().err
+    assert "PPO loss became" in err and "the last checkpoint is untouched" in err and "Traceback" not in err
+    for ckpt in (tmp_path / "runs").glob("*/checkpoint.pt"):
+        read_checkpoint(ckpt)  # whatever was saved holds finite weights
+
+
+def test_ppo_update_leaves_the_weights_alone_when_the_loss_is_not_finite(tmp_path: Path) -> None:
+    from train.ppo import TrainingDiverged
+
+    cfg = tiny(tmp_path)
+    net = fresh_net(cfg)
+    batch = _fixed_batch(cfg, net, decisions=100)
+    batch["return"][0] = math.nan
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    with pytest.raises(TrainingDiverged, match="PPO loss became nan"):
+        ppo_update(net, torch.optim.Adam(net.parameters(), lr=1e-3), batch, cfg, np.random.default_rng(0))
+    assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
+
+
+def _rewrite(src: Path, dst: Path, edit) -> Path:
+    """Copy a checkpoint through ``edit(ckpt)``, saved as the trainer saves (with a fresh checksum)."""
+    from train.ppo import save_checkpoint
+
+    ckpt = torch.load(src, weights_only=True)
+    edit(ckpt)
+    save_checkpoint(dst, ckpt)
+    return dst
+
+
+def test_checkpoint_with_non_finite_weights_is_refused_to_load_and_resume(tmp_path: Path, tiny_run: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    run = _copy_run(tiny_run, tmp_path / "run")
+    _rewrite(run / "checkpoint.pt", run / "checkpoint.pt",
+             lambda c: c["model"]["trunk.stem.linear.weight"].view(-1).__setitem__(3, math.nan))
+    before = _run_files(run)
+    with pytest.raises(CheckpointError, match=r"checkpoint.pt: non-finite weights .*trunk.stem.linear.weight"):
+        load_policy(run / "checkpoint.pt")
+    assert main(["--resume", str(run)]) == 2
+    assert "non-finite weights" in capsys.readouterr().err
+    assert _run_files(run) == before
+
+
+def test_checkpoint_errors_name_the_file_and_the_reason(tmp_path: Path, tiny_run: Path) -> None:
+    from train.export import main as export_main
+
+    src = tiny_run / "checkpoint.pt"
+    cases = {
+        "wrong_arch.pt": (lambda c: c["arch"].update(channels=8), "weights do not fit its arch|needs"),
+        "unknown_key.pt": (lambda c: c["arch"].update(colour=1), r"unknown \['colour'\]"),
+        "huge.pt": (lambda c: c["arch"].update(channels=200_000), r"channels must be an int in \[1, 512\]"),
+        "bad_arch.pt": (lambda c: c.update(arch=[16]), "'arch' must be a mapping"),
+    }
+    for name, (edit, reason) in cases.items():
+        path = _rewrite(src, tmp_path / name, edit)
+        with pytest.raises(CheckpointError, match=f"{name}: .*({reason})"):
+            load_policy(path)
+        assert export_main([str(path), str(tmp_path / f"out_{name}")]) == 2
+        assert not (tmp_path / f"out_{name}").exists()  # nothing exported
+
+
+def test_checksum_catches_flipped_bytes_in_the_weights(tmp_path: Path, tiny_run: Path) -> None:
+    import zipfile
+
+    src = tiny_run / "checkpoint.pt"
+    raw = torch.load(src, weights_only=True)
+    from agents.neural import tensor_checksum
+
+    assert raw["sha256"] == tensor_checksum(raw)  # the trainer writes it
+    with zipfile.ZipFile(src) as zf:  # torch stores tensors uncompressed: flip 32 bytes of the largest one
+        info = max((i for i in zf.infolist() if "/data/" in i.filename), key=lambda i: i.file_size)
+    data = bytearray(src.read_bytes())
+    name_len, extra_len = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little"), \
+        int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+    start = info.header_offset + 30 + name_len + extra_len + info.file_size // 2
+    data[start:start + 32] = bytes(b ^ 0xFF for b in data[start:start + 32])
+    damaged = tmp_path / "damaged.pt"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="damaged.pt: the tensors do not match the checkpoint's sha256"):
+        read_checkpoint(damaged)
+
+
+def test_checkpoints_without_a_checksum_still_load() -> None:
+    from agents.registry import SHIPPED_CHECKPOINTS
+
+    shipped = SHIPPED_CHECKPOINTS["blood_battle"]
+    assert "sha256" not in torch.load(shipped, weights_only=True)  # written before the checksum existed
+    assert isinstance(load_policy(shipped), NeuralPolicy)
+
+
+def test_train_config_file_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("total_decisions: 100\neval_opponents: [random\n")
+    for args, message in ((["--config", str(bad)], "bad.yaml: not valid YAML"),
+                          (["--config", str(tmp_path / "missing.yaml")], "missing.yaml: no such config file"),
+                          (["--config", str(tmp_path)], "is a folder")):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag, field", [
+    (["--eval-opponents", "[random, nobody]"], "eval_opponents"),
+    (["--teacher", "nobody", "--imitation-decisions", "100"], "teacher"),
+    (["--baseline-opponents", "[nobody]", "--baseline-prob", "0.5"], "baseline_opponents"),
+    (["--eval-opponents", "[ppo]", "--game", "joy_mahjong"], "eval_opponents"),
+    (["--device", "tpu0"], "device"),
+    (["--device", "cuda:99"], "device"),
+    (["--env-options", "{preset: nope}"], "env_options"),
+    (["--env-options", "{cap_fann: 3}"], "env_options"),
+])
+def test_bad_run_settings_fail_before_a_run_directory_is_made(tmp_path: Path, flag: list[str], field: str,
+                                                              capsys: pytest.CaptureFixture) -> None:
+    flags = ["--backend", "inline", "--envs-per-worker", "2", "--decisions-per-worker", "100", "--channels", "8",
+             "--blocks", "1", "--progress", "false", "--total-decisions", "100", "--eval-deals", "1",
+             "--runs-dir", str(tmp_path / "runs")]
+    assert main([*flags, *flag]) == 2
+    err = capsys.readouterr().err
+    assert f"config field '{field}'" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_lookahead_planes_value_waits_with_the_envs_rules(tmp_path: Path) -> None:
+    from agents.lookahead import with_lookahead
+    from train.ppo import save_checkpoint
+
+    # A qq table capped at 1 fan: every win is worth the same, so no wait outweighs another.
+    options = {"preset": "qq", "cap_fan": 1}
+    rules = blood_battle_v0.raw_env(**options).rules
+    cfg = tiny(tmp_path, lookahead=True, envs_per_worker=4, env_options=options)
+    worker = RolloutWorker(cfg, 0)
+    r = worker.collect(1, all_weights(fresh_net(cfg)), {}, [], 400, imitate=True)  # the heuristic gets ready
+    raw = r.obs[:, :OBS_PLANES]
+    np.testing.assert_array_equal(r.obs, with_lookahead(raw, rules))
+    assert not np.array_equal(r.obs, with_lookahead(raw))  # the default (happy) rules value them otherwise
+
+    net = PolicyValueNet(OBS_PLANES, 8, 1, lookahead=True)
+    path = tmp_path / "qq.pt"
+    save_checkpoint(path, {"format": "mjenv.ppo/1", "arch": net.arch, "model": net.state_dict(),
+                           "config": {"env_options": options}})
+    policy = load_policy(path)  # a checkpoint plays with the rules it was trained with
+    assert policy.net.rules == rules and pickle.loads(pickle.dumps(policy)).net.rules == rules
+    np.testing.assert_array_equal(policy.net.prepare(raw), r.obs)

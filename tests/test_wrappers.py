@@ -31,9 +31,11 @@ def _random_episode(env, seed, rng):
     return info0, steps
 
 
+@pytest.mark.parametrize("mode", ["first_legal", "terminate"])
 @pytest.mark.parametrize("game", GAMES)
-def test_check_env_passes(game):
-    env = gymnasium.make("mjenv/SingleSeat-v0", game=game, seat="random", illegal_action="first_legal").unwrapped
+def test_check_env_passes(game, mode):
+    # check_env steps action_space.sample() without the mask: the option makes its defaults pass.
+    env = gymnasium.make("mjenv/SingleSeat-v0", game=game, seat="random", illegal_action=mode).unwrapped
     assert env.spec is not None  # so check_env also checks determinism and both render modes
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -124,6 +126,48 @@ def test_first_legal_mode_replaces_and_flags_the_illegal_action():
     obs2, reward2, *_, info2 = twin.step(int(legal[0]))
     assert info["illegal_action"] and "illegal_action" not in info2
     assert np.array_equal(obs, obs2) and reward == reward2
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_terminate_mode_ends_the_episode_with_the_penalty(game):
+    env = SingleSeatEnv(game=game, seat=1, illegal_action="terminate", illegal_reward=-1000, rake=10)
+    twin = SingleSeatEnv(game=game, seat=1, rake=10)
+    rng = np.random.default_rng(0)
+    env.reset(seed=7)
+    twin.reset(seed=7)
+    for _ in range(2):  # legal steps first, played alike by both
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, reward, done, _, info = env.step(action)
+        _, twin_reward, twin_done, _, _ = twin.step(action)
+        assert (reward, done) == (twin_reward, twin_done) and not done and "illegal_action" not in info
+    bad = int(np.flatnonzero(env.action_masks() == 0)[0])
+    before = env.aec_env.game.beans[1]
+    _, reward, done, truncated, info = env.step(bad)
+    assert done and not truncated and info["illegal_action"] and info["end_reason"] == "illegal_action"
+    assert reward == -1000 and info["beans"] == before  # the penalty is the whole reward of the step
+    assert not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_opponents_stay_strict_whatever_the_mode():
+    def always_zero(observation, action_mask, rng):
+        return 0  # discard 1m: illegal in the void phase
+
+    for mode in ("first_legal", "terminate"):
+        env = SingleSeatEnv(seat=0, opponents=always_zero, illegal_action=mode)
+        with pytest.raises(IllegalActionError, match=r"for opponent 'always_zero' at seat \d.*mask it is given"):
+            for seed in range(10):  # until an opponent is asked before seat 0
+                env.reset(seed=seed)
+                env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_a_bool_is_not_an_action_of_the_single_seat():
+    env = SingleSeatEnv(seat=0, illegal_action="first_legal")
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="integer action id"):
+        env.step(True)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))  # nothing was played
 
 
 def test_step_after_the_end_or_before_reset_raises():

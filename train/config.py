@@ -2,8 +2,11 @@
 
 ``python -m train --config configs/quickstart_blood_battle.yaml --total-decisions 20000``: the YAML
 file (``yaml.safe_load``, a flat mapping of field names) overrides the defaults below, and each
-``--field-name VALUE`` overrides the file. An unknown key or a value of the wrong type fails at
-once, naming the field. The resolved config is saved as ``config.yaml`` in the run directory.
+``--field-name VALUE`` overrides the file. An unknown key, a value of the wrong type, or a number
+outside its field's range (:data:`BOUNDS`, one entry per numeric field; NaN and infinity never
+pass) fails at once, naming the field. The resolved config is saved as ``config.yaml`` in the run
+directory. ``--resume RUN`` takes the run's ``config.yaml`` as the base and refuses flags that would
+change the network or the seed (:data:`FIXED_ON_RESUME`).
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ import argparse
 import ast
 import dataclasses
 import inspect
+import math
 import typing
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from agents.neural import ARCH_BOUNDS
 
 
 @dataclasses.dataclass
@@ -150,6 +156,59 @@ class TrainConfig:
 
 _SCALARS = (bool, int, float, str)
 GAMES = ("blood_battle", "joy_mahjong")
+MAX_SEED = 2**63 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Bounds:
+    """The range of a numeric field: from ``low`` (excluded when ``low_open``) to ``high``, finite."""
+
+    low: float
+    high: float = math.inf
+    low_open: bool = False
+
+    def admits(self, value: float) -> bool:
+        """Whether ``value`` lies in the range (NaN and infinity never do)."""
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+        return (value > self.low if self.low_open else value >= self.low) and value <= self.high
+
+    def __str__(self) -> str:
+        if self.high == math.inf:
+            return f"{'>' if self.low_open else '>='} {self.low}"
+        return f"in {'(' if self.low_open else '['}{self.low}, {self.high}]"
+
+
+_POSITIVE_INT = Bounds(1)
+_COUNT = Bounds(0)
+_PROBABILITY = Bounds(0, 1)
+_STEP_SIZE = Bounds(0, 1, low_open=True)
+BOUNDS: dict[str, Bounds] = {
+    "seed": Bounds(0, MAX_SEED), "torch_threads": _POSITIVE_INT,
+    "reward_scale": Bounds(0),  # 0: the observation's bean scale
+    "total_decisions": _POSITIVE_INT, "workers": _POSITIVE_INT, "envs_per_worker": _POSITIVE_INT,
+    "decisions_per_worker": _POSITIVE_INT,
+    "learning_rate": _STEP_SIZE, "gamma": _PROBABILITY, "gae_lambda": _PROBABILITY,
+    "update_epochs": _POSITIVE_INT, "minibatch_size": _POSITIVE_INT,
+    "clip_coef": Bounds(0, 1, low_open=True),  # 0 would freeze the policy, < 0 turns the clip inside out
+    "ent_coef": Bounds(0), "vf_coef": Bounds(0),
+    "max_grad_norm": Bounds(0, low_open=True),  # <= 0 turns clipping into a flipped or zero gradient
+    "target_kl": Bounds(0),  # 0: never stop early
+    "imitation_decisions": _COUNT, "imitation_learning_rate": _STEP_SIZE, "imitation_epochs": _POSITIVE_INT,
+    "channels": Bounds(*ARCH_BOUNDS["channels"]), "blocks": Bounds(*ARCH_BOUNDS["blocks"]),
+    "pool_size": _COUNT, "snapshot_every": _POSITIVE_INT, "latest_prob": _PROBABILITY,
+    "snapshots_per_rollout": _POSITIVE_INT,
+    "pfsp_power": Bounds(0, 10),  # larger powers underflow the snapshot weights to 0
+    "baseline_prob": _PROBABILITY,
+    "checkpoint_every": _POSITIVE_INT, "eval_every": _COUNT, "eval_deals": _POSITIVE_INT,
+    "eval_workers": _POSITIVE_INT, "eval_seed": Bounds(0, MAX_SEED),
+}
+"""The allowed range of every int and float field of :class:`TrainConfig`."""
+
+FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "seed")
+"""Fields a resumed run keeps from its config.yaml: they shape the network or seed the streams the
+checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
+observation planes, fail the checkpoint's architecture check before any file is written.)"""
 
 
 def field_docs() -> dict[str, str]:
@@ -184,30 +243,20 @@ def _check_value(name: str, value: Any, kind: type) -> Any:
 
 
 def _validate(cfg: TrainConfig) -> None:
-    """Range checks that the types cannot express."""
-    positive = ("total_decisions", "workers", "envs_per_worker", "decisions_per_worker", "update_epochs",
-                "minibatch_size", "channels", "blocks", "snapshot_every", "checkpoint_every", "eval_deals",
-                "eval_workers", "torch_threads", "snapshots_per_rollout", "imitation_epochs")
-    for name in positive:
-        if getattr(cfg, name) < 1:
-            raise ValueError(f"config field {name!r} must be >= 1, got {getattr(cfg, name)!r}")
+    """Range checks that the types cannot express: :data:`BOUNDS`, then the choices and pairings."""
+    for name, bounds in BOUNDS.items():
+        value = getattr(cfg, name)
+        if not bounds.admits(value):
+            finite = "a finite number " if isinstance(value, float) and not math.isfinite(value) else ""
+            raise ValueError(f"config field {name!r} must be {finite}{bounds}, got {value!r}")
     if cfg.game not in GAMES:
         raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
     if cfg.lookahead and cfg.game != "blood_battle":
         raise ValueError("config field 'lookahead' is for the blood battle only")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
-    for name in ("latest_prob", "gae_lambda", "gamma", "baseline_prob"):
-        if not 0.0 <= getattr(cfg, name) <= 1.0:
-            raise ValueError(f"config field {name!r} must be in [0, 1], got {getattr(cfg, name)!r}")
-    for name in ("reward_scale", "target_kl", "pfsp_power", "eval_every", "pool_size", "ent_coef",
-                 "imitation_decisions", "imitation_learning_rate"):
-        if getattr(cfg, name) < 0:
-            raise ValueError(f"config field {name!r} must be >= 0, got {getattr(cfg, name)!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:
         raise ValueError("config field 'baseline_prob' is > 0 but 'baseline_opponents' is empty")
-    if cfg.eval_seed < 0:
-        raise ValueError(f"config field 'eval_seed' must be >= 0, got {cfg.eval_seed!r}")
     if "match_hands" in cfg.env_options or "render_mode" in cfg.env_options:
         raise ValueError("config field 'env_options' may not set match_hands or render_mode: one hand per episode")
 
@@ -224,9 +273,19 @@ def make_config(values: dict[str, Any]) -> TrainConfig:
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:
-    """The mapping of a YAML config file (``yaml.safe_load``)."""
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+    """The mapping of a YAML config file (``yaml.safe_load``); ValueError naming the file otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder; give a YAML config file (configs/*.yaml)")
+    if not path.is_file():
+        raise ValueError(f"{path}: no such config file (configs/*.yaml lists the shipped ones)")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except yaml.YAMLError as exc:  # the message names the line and column
+        raise ValueError(f"{path}: not valid YAML: {' '.join(str(exc).split())}") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -288,6 +347,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, str | None]:
         if not (Path(resume) / "config.yaml").is_file():
             raise ValueError(f"--resume {resume}: no config.yaml there, so not a run directory")
         values = load_yaml(Path(resume) / "config.yaml")
+        changed = [f"--{k.replace('_', '-')}" for k in FIXED_ON_RESUME if k in args and args[k] != values.get(k)]
+        if changed:
+            raise ValueError(f"--resume {resume}: {', '.join(changed)} would change the network or the seed of "
+                             "the run, which its checkpoint must keep; drop the flag, or start a new run with "
+                             f"--config {Path(resume) / 'config.yaml'} and the flag")
     elif config_path:
         values = load_yaml(config_path)
     values.update(args)

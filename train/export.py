@@ -5,7 +5,9 @@
 A training checkpoint also holds the optimiser, the opponent pool and, with an oracle critic, a
 second trunk; none of them is needed to play. The export keeps the policy weights, the
 architecture, the config it was trained with and its counters, in the same format (so
-``agents.load_policy(path)`` reads it, with ``torch.load(weights_only=True)``), written atomically.
+``agents.load_policy(path)`` reads it, with ``torch.load(weights_only=True)``), with a fresh
+checksum, written atomically. A source that ``agents.neural.read_checkpoint`` refuses (damaged,
+weights that do not fit its architecture, non-finite weights) exits with status 2 and writes nothing.
 """
 
 from __future__ import annotations

@@ -16,6 +16,11 @@ against the baselines, printed as the arena's table.
 last decision (see ``train/rollout.py``); GAE runs over each seat's own decisions in a hand,
 with no bootstrap past the hand's end.
 
+**Checks**: before the run directory is made (or, on ``--resume``, before any file of the run is
+written) the device, ``env_options``, every policy named (teacher, baselines, arena opponents) and
+the checkpoint to resume are checked; a problem exits with status 2 and a message naming it. A loss
+or weight that becomes NaN or infinite stops training (exit status 1) before a checkpoint keeps it.
+
 **Outputs** in ``runs/<exp_name>__<seed>__<time>/``: ``config.yaml`` (the resolved config),
 ``checkpoint.pt`` (weights, optimiser, pool, counters: ``torch.load(weights_only=True)``; load the
 policy with ``agents.load_policy("…/checkpoint.pt")``), ``eval.json`` (the final arena results) and
@@ -39,13 +44,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural import CHECKPOINT_FORMAT, CheckpointError, NeuralPolicy, PolicyValueNet, read_checkpoint
+from agents.neural import (CHECKPOINT_FORMAT, CHECKSUM_KEY, CheckpointError, NeuralPolicy, PolicyValueNet,
+                           named_tensors, non_finite_tensors, read_checkpoint, tensor_checksum)
 
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
 from .pool import OpponentPool
 from .rollout import LEARNER, Rollout, all_weights, make_env, policy_weights
 
+RESUME_KEYS = ("optimizer", "pool", "update", "global_step", "hands", "demonstrations", "elapsed_s")
+"""What a checkpoint needs besides the weights to continue its run."""
 LEARNER_STREAM = 2**32
 """Third seed word of the learner's minibatch generator (workers use their index there)."""
 
@@ -112,6 +120,7 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dic
                 v_loss = 0.5 * ((new_value - ret) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            check_finite("PPO loss", loss, cfg)
 
             optimizer.zero_grad()
             loss.backward()
@@ -141,6 +150,7 @@ def imitation_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batc
             policy_loss = -torch.log_softmax(logits, dim=1).gather(1, action[:, None]).mean()
             v_loss = 0.5 * ((value - batch["return"][mb]) ** 2).mean()
             loss = policy_loss + cfg.vf_coef * v_loss
+            check_finite("imitation loss", loss, cfg)
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -158,10 +168,11 @@ def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
 
 
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then ``os.replace``."""
+    """Write with the tensors' checksum, atomically: a temporary file in the same folder, flushed,
+    then ``os.replace``."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
-        torch.save(payload, fh)
+        torch.save({**payload, CHECKSUM_KEY: tensor_checksum(payload)}, fh)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -173,7 +184,7 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int, workers: int | No
     on ``workers`` processes (default ``cfg.eval_workers``), with a progress bar if ``progress``."""
     from agents.arena import run_arena  # lazily: only evaluation needs the arena and its baselines
 
-    player = PolicyValueNet(**{**net.arch, "state_planes": 0})
+    player = PolicyValueNet(**{**net.arch, "state_planes": 0}, rules=net.rules)
     player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
     policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
     return {opp: run_arena(cfg.game, agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
@@ -192,43 +203,112 @@ def log_eval(writer: Any, results: dict[str, Any], step: int) -> None:
         writer.add_scalar(f"charts/eval_vs_{opp}_deal_in_rate", me["deal_in_rate"], step)
 
 
+class TrainingDiverged(RuntimeError):
+    """A loss or a weight became NaN or infinite: training stops before a checkpoint keeps it."""
+
+
+def check_finite(what: str, value: torch.Tensor, cfg: TrainConfig) -> None:
+    """Stop with :class:`TrainingDiverged` when a loss is not finite (before it reaches the weights)."""
+    if not bool(torch.isfinite(value).all()):
+        raise TrainingDiverged(
+            f"the {what} became {value.item() if value.numel() == 1 else 'non-finite'}; the weights were not "
+            f"updated with it and the last checkpoint is untouched. Lower learning_rate ({cfg.learning_rate}) "
+            f"or max_grad_norm ({cfg.max_grad_norm}), or raise reward_scale ({cfg.reward_scale}), then "
+            "--resume or start again")
+
+
+def check_weights(net: nn.Module) -> None:
+    """Stop with :class:`TrainingDiverged` when a weight is NaN or infinite."""
+    bad = non_finite_tensors(net.state_dict())
+    if bad:
+        raise TrainingDiverged(f"non-finite weights in {bad[:3]} after an update; the last checkpoint is untouched")
+
+
+def check_device(name: str) -> torch.device:
+    """The torch device of the learner, or a ValueError if it is unknown or absent here."""
+    try:
+        device = torch.device(name)
+    except RuntimeError as exc:
+        raise ValueError(f"config field 'device': {name!r} is not a torch device (cpu, cuda, cuda:1, mps)") from exc
+    available = {"cpu": lambda: True, "cuda": torch.cuda.is_available, "mps": torch.backends.mps.is_available}
+    if device.type not in available or not available[device.type]():
+        raise ValueError(f"config field 'device': no {device.type} device on this machine; use --device cpu")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise ValueError(f"config field 'device': {name!r}, but this machine has "
+                         f"{torch.cuda.device_count()} CUDA device(s)")
+    return device
+
+
+def check_env(cfg: TrainConfig) -> Any:
+    """A probe env of the config's game and ``env_options``, or a ValueError naming the field."""
+    try:
+        return make_env(cfg)
+    except (TypeError, ValueError) as exc:  # an unknown rule field, a wrong type, a value out of range
+        raise ValueError(f"config field 'env_options' {cfg.env_options!r}: {exc}") from exc
+
+
+def check_policies(cfg: TrainConfig) -> None:
+    """Every policy the run will load (teacher, baselines, arena opponents) exists for its game."""
+    from agents.registry import load_policy
+
+    fields = [("baseline_opponents", cfg.baseline_opponents), ("eval_opponents", cfg.eval_opponents)]
+    if cfg.imitation_decisions > 0:
+        fields.append(("teacher", [cfg.teacher]))
+    for name, specs in fields:
+        for spec in specs:
+            try:
+                load_policy(spec, cfg.game)
+            except (TypeError, ValueError) as exc:  # an unknown name, no such policy for the game, a bad .pt
+                raise ValueError(f"config field {name!r}: {exc}") from exc
+
+
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     """Run (or continue) PPO self-play; return the run directory."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    # ---------------------------------------------------------------- run directory
-    if resume is not None:
-        run_dir = Path(resume)
-    else:
-        run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-        run_dir.mkdir(parents=True, exist_ok=False)
-    save_yaml(cfg, run_dir / "config.yaml")
-    ckpt_path = run_dir / "checkpoint.pt"
+    # ---------------------------------------------------------------- checks, before any file is written
+    device = check_device(cfg.device)
+    probe = check_env(cfg)
+    check_policies(cfg)
     torch.set_num_threads(cfg.torch_threads)
-    device = torch.device(cfg.device)
 
     # ---------------------------------------------------------------- network, optimiser, pool
-    probe = make_env(cfg)  # bad options fail here, naming the field
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
                          probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
-                         generator=torch.Generator().manual_seed(cfg.seed)).to(device)
+                         generator=torch.Generator().manual_seed(cfg.seed),
+                         rules=probe.rules if cfg.lookahead else None).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
 
-    # ---------------------------------------------------------------- resume
+    # ---------------------------------------------------------------- resume (the run's files untouched until it loads)
     if resume is not None:
+        run_dir = Path(resume)
+        ckpt_path = run_dir / "checkpoint.pt"
         ckpt = read_checkpoint(ckpt_path)
+        lacking = [k for k in RESUME_KEYS if k not in ckpt]
+        if lacking:
+            raise CheckpointError(f"{ckpt_path}: lacks {lacking}, so it is not a trainer checkpoint "
+                                  "(python -m train.export keeps only the policy)")
         if ckpt["arch"] != net.arch:
-            raise ValueError(f"{ckpt_path}: network {ckpt['arch']} differs from the config's {net.arch}")
+            raise CheckpointError(f"{ckpt_path}: network {ckpt['arch']} differs from the config's {net.arch}; "
+                                  "resume with the run's own config.yaml")
+        bad = non_finite_tensors(dict(named_tensors(ckpt["optimizer"])))
+        if bad:
+            raise CheckpointError(f"{ckpt_path}: non-finite optimiser state in {bad[:3]}; use an earlier checkpoint")
         net.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         pool.load_state_dict(ckpt["pool"])
         update, global_step, hands_played = ckpt["update"], ckpt["global_step"], ckpt["hands"]
         demonstrations, elapsed = ckpt["demonstrations"], ckpt["elapsed_s"]
         print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
+    else:
+        run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+        run_dir.mkdir(parents=True, exist_ok=False)
+        ckpt_path = run_dir / "checkpoint.pt"
+    save_yaml(cfg, run_dir / "config.yaml")
 
     def checkpoint() -> None:
         save_checkpoint(ckpt_path, {
@@ -270,6 +350,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 losses = imitation_update(net, optimizer, batch, cfg,
                                           np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
                 net.eval()
+                check_weights(net)
                 elapsed += time.perf_counter() - t0
                 for name, value in losses.items():
                     bc_writer.add_scalar(f"imitation/{name}", value, demonstrations)
@@ -309,6 +390,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             net.train()
             losses = ppo_update(net, optimizer, batch, cfg, np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
             net.eval()
+            check_weights(net)
             elapsed += time.perf_counter() - t0
 
             # Logging: the learning policy's seats (beans, wins), speed, pool, losses
@@ -378,7 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         train(cfg, resume)
-    except CheckpointError as exc:  # --resume of a damaged checkpoint: say which file, no traceback
+    except ValueError as exc:  # a damaged checkpoint, an unknown policy, device or env option: no traceback
         print(f"python -m train: error: {exc}", file=sys.stderr)
         return 2
+    except TrainingDiverged as exc:
+        print(f"python -m train: error: {exc}", file=sys.stderr)
+        return 1
     return 0

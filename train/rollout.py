@@ -183,7 +183,9 @@ class RolloutWorker:
         state_planes = self.tables[0].env.observer.state_planes if cfg.oracle_critic else 0
         self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks,
                      "lookahead": cfg.lookahead, "game": cfg.game}
-        self.net = PolicyValueNet(**self.arch, state_planes=state_planes).eval()
+        # The look-ahead planes value waits with this env's rules (lookahead is blood battle only).
+        self.rules = self.tables[0].env.rules if cfg.lookahead else None
+        self.net = PolicyValueNet(**self.arch, state_planes=state_planes, rules=self.rules).eval()
         self.snapshots: dict[int, PolicyValueNet] = {}
         self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name, cfg.game)
                                          for i, name in enumerate(cfg.baseline_opponents)}
@@ -198,7 +200,7 @@ class RolloutWorker:
         rng = np.random.default_rng([self.cfg.seed, update, self.index])
         _load(self.net, weights)
         for sid, w in new_snapshots.items():
-            self.snapshots[sid] = PolicyValueNet(**self.arch).eval()
+            self.snapshots[sid] = PolicyValueNet(**self.arch, rules=self.rules).eval()
             _load(self.snapshots[sid], w)
         for sid in set(self.snapshots) - {sid for sid, _ in pool}:
             del self.snapshots[sid]  # left the pool

@@ -11,6 +11,9 @@ is ``key + 256**t``). A group's entry says, once and for all, whether it splits 
 (and a pair), which tiles complete it, and how many pairs it holds; ``waits`` and
 ``is_regular_win`` only combine four entries.
 
+Memory: the group tables are :class:`BoundedTable` dicts and every ``lru_cache`` has a size, so
+memory stays bounded however many hands a run plays.
+
 Shanten is exact: the fewest tiles to add so that the hand contains a complete hand whose
 kinds appear at most four times, minus one. It therefore never calls a hand ready whose
 only wait is a fifth copy (``1111m`` + three melds is 1-shanten, not ready).
@@ -19,7 +22,8 @@ only wait is a fifth copy (``1111m`` + three melds is 1-shanten, not ready).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple, Sequence, Union
+from itertools import islice
+from typing import Any, Hashable, NamedTuple, Sequence, Union
 
 import numpy as np
 
@@ -43,6 +47,27 @@ class Decomposition(NamedTuple):
     melds: tuple[tuple[str, int], ...]
 
 
+TABLE_LIMIT = 1 << 15
+"""Entries a memo table keeps; random play reaches about 10,000 per table in 800 hands."""
+
+
+class BoundedTable(dict):
+    """A memo table that drops its oldest half once it holds ``limit`` entries: bounded memory,
+    and a hit is still a plain dict lookup (no bookkeeping, unlike an LRU)."""
+
+    def __init__(self, limit: int = TABLE_LIMIT) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        """Store ``value`` under ``key`` (evicting first when full) and return it."""
+        if len(self) >= self.limit:
+            for old in list(islice(self, len(self) // 2 or 1)):
+                del self[old]
+        self[key] = value
+        return value
+
+
 def _as_bytes(counts: Counts) -> bytes:
     """The 34 counts as bytes (one per kind); rejects other lengths and negative counts."""
     if isinstance(counts, np.ndarray) and counts.dtype.itemsize == 1:
@@ -57,7 +82,7 @@ def _as_bytes(counts: Counts) -> bytes:
 # ---------------------------------------------------------------- group tables
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)
 def _melds_only(key: int, size: int, chows: bool) -> bool:
     """Whether the group's tiles split exactly into pungs (and chows when allowed)."""
     if key == 0:
@@ -89,8 +114,8 @@ class _GroupInfo(NamedTuple):
     odd: int  # bit t: kind t held an odd number of times
 
 
-_SUIT_INFO: dict[int, _GroupInfo] = {}
-_HONOUR_INFO: dict[int, _GroupInfo] = {}
+_SUIT_INFO = BoundedTable()  # group key -> _GroupInfo
+_HONOUR_INFO = BoundedTable()
 
 
 def _compute_info(key: int, size: int, chows: bool) -> _GroupInfo:
@@ -120,7 +145,7 @@ def _infos(data: bytes) -> list[_GroupInfo]:
         table = _SUIT_INFO if chows else _HONOUR_INFO
         info = table.get(key)
         if info is None:
-            info = table[key] = _compute_info(key, size, chows)
+            info = table.put(key, _compute_info(key, size, chows))
         out.append(info)
     return out
 
@@ -228,7 +253,7 @@ def decompositions(counts: Counts) -> list[Decomposition]:
 # ---------------------------------------------------------------- shanten
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4)  # two group kinds
 def group_targets(size: int, chows: bool) -> tuple[np.ndarray, np.ndarray]:
     """Missing-tile tables over every group content of m melds + p pairs (m <= 4, p <= 1).
 
@@ -257,7 +282,8 @@ def group_targets(size: int, chows: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(missing), starts
 
 
-_COSTS: dict[tuple[int, bool], dict[int, tuple[int, ...]]] = {(9, True): {}, (7, False): {}}
+# (group size, chows) -> group key -> costs
+_COSTS: dict[tuple[int, bool], BoundedTable] = {(9, True): BoundedTable(), (7, False): BoundedTable()}
 
 
 def _group_costs(key: int, size: int, chows: bool) -> tuple[int, ...]:
@@ -269,7 +295,7 @@ def _group_costs(key: int, size: int, chows: bool) -> tuple[int, ...]:
         have = np.frombuffer(key.to_bytes(size, "little"), dtype=np.uint8).astype(np.intp)
         # One gather per kind, summed over kinds: at most 14 per row, so int8 is enough.
         total = missing[np.arange(size), np.minimum(have, 4)].sum(axis=0, dtype=np.int8)
-        costs = memo[key] = tuple(np.minimum.reduceat(total, starts).tolist())
+        costs = memo.put(key, tuple(np.minimum.reduceat(total, starts).tolist()))
     return costs
 
 
