@@ -6,8 +6,12 @@ blood-battle observation, the fields of :class:`agents.features.BloodBattleView`
 same per-group cost vectors (fewest tiles to add so a group contains m melds + p pairs, at index
 m*2+p, each kind at most four times; :func:`mjenv.rules.shapes.group_targets` lists the same
 targets). A group's vector is computed once by a small dynamic programme over its ranks and kept
-in a cost table indexed by the group's base-5 key (:func:`suit_table`, :func:`honour_table`),
-filled on demand; the tables are passed as arguments because numba freezes global arrays.
+in a table indexed by the group's base-5 key (:func:`suit_table`, :func:`honour_table`), next to
+the ranks whose addition lowers each cost (improve masks, as ``agents.features.improve_masks``),
+so a row is one memory read. Rows are filled on demand; the tables are passed as arguments
+because numba freezes global arrays. A row's state column is written last, so threads sharing a
+table (every writer of a row writes the same values) never read a half-written row where stores
+keep their order (x86).
 """
 
 from __future__ import annotations
@@ -112,21 +116,27 @@ def obvious_action(mask: np.ndarray, hu: int, rob_kong: int) -> int:
 # ---------------------------------------------------------------- group cost tables
 
 
+# Columns of a table row, and the states of its last column.
+COSTS, MASKS, STATE = 0, N_COSTS, 2 * N_COSTS
+EMPTY, HAS_COSTS, HAS_MASKS = 0, 1, 2
 _TABLES: dict[str, np.ndarray] = {}
 
 
+def _table(name: str, keys: int) -> np.ndarray:
+    """A zeroed table (the pages are only committed where rows get filled)."""
+    if name not in _TABLES:
+        _TABLES[name] = np.zeros((keys, STATE + 1), dtype=np.int16)
+    return _TABLES[name]
+
+
 def suit_table() -> np.ndarray:
-    """The cost table of a nine-rank suit (5**9 keys, rows filled on demand; 20 MB)."""
-    if "suit" not in _TABLES:
-        _TABLES["suit"] = np.full((5 ** 9, N_COSTS), -1, dtype=np.int8)
-    return _TABLES["suit"]
+    """The table of a nine-rank suit (5**9 keys; at most 82 MB, mostly never touched)."""
+    return _table("suit", 5 ** 9)
 
 
 def honour_table() -> np.ndarray:
-    """The cost table of the seven honours (pungs and pairs only)."""
-    if "honour" not in _TABLES:
-        _TABLES["honour"] = np.full((5 ** 7, N_COSTS), -1, dtype=np.int8)
-    return _TABLES["honour"]
+    """The table of the seven honours (pungs and pairs only)."""
+    return _table("honour", 5 ** 7)
 
 
 @njit(cache=True, nogil=True)
@@ -172,38 +182,46 @@ def _fill_costs(table: np.ndarray, key: int, size: int, chows: bool) -> None:
                                     if cost < nxt[z, p1, m + z + u, q + dq]:
                                         nxt[z, p1, m + z + u, q + dq] = cost
         cur, nxt = nxt, cur
-    for m in range(5):
-        for q in range(2):
-            table[key, m * 2 + q] = cur[0, 0, m, q]
+    for j in range(N_COSTS):
+        table[key, COSTS + j] = cur[0, 0, j // 2, j % 2]
+    table[key, STATE] = HAS_COSTS
 
 
 @njit(cache=True, nogil=True)
 def group_costs(table: np.ndarray, key: int, size: int, chows: bool) -> np.ndarray:
     """The cost vector of a group key (computed on first use)."""
-    if table[key, 0] < 0:
+    if table[key, STATE] == EMPTY:
         _fill_costs(table, key, size, chows)
-    return table[key]
+    return table[key, COSTS:COSTS + N_COSTS]
 
 
 @njit(cache=True, nogil=True)
-def fold(best: np.ndarray, c: np.ndarray, need: int, out: np.ndarray) -> None:
-    """Combine two cost vectors into ``out``: best total at m*2+p (m <= need, p <= 1)."""
-    out[:] = INF
-    for a in range(N_COSTS):
-        for b in range(N_COSTS):
-            if a // 2 + b // 2 <= need and a % 2 + b % 2 <= 1:
-                x = best[a] + c[b]
-                if x < out[a + b]:
-                    out[a + b] = x
+def improve_masks(table: np.ndarray, key: int, size: int, chows: bool) -> np.ndarray:
+    """Per index m*2+p: bitmask of ranks whose addition lowers that cost (never a 5th copy)."""
+    if table[key, STATE] != HAS_MASKS:
+        base = group_costs(table, key, size, chows)
+        masks = np.zeros(N_COSTS, dtype=np.int16)
+        step = 1
+        for t in range(size):
+            if key // step % 5 < 4:
+                grown = group_costs(table, key + step, size, chows)
+                for j in range(N_COSTS):
+                    if grown[j] < base[j]:
+                        masks[j] |= 1 << t
+            step *= 5
+        table[key, MASKS:MASKS + N_COSTS] = masks
+        table[key, STATE] = HAS_MASKS
+    return table[key, MASKS:MASKS + N_COSTS]
 
 
 @njit(cache=True, nogil=True)
-def complete_cost(a: np.ndarray, b: np.ndarray, need: int) -> int:
-    """Fewest tiles to add for ``need`` melds and a pair over two cost vectors."""
-    target = need * 2 + 1
+def fold_at(a: np.ndarray, b: np.ndarray, y: int) -> int:
+    """Best total at index ``y`` (m*2+p) of two cost vectors combined: melds add up, at most one pair."""
     best = INF
-    for i in range(target + 1):
-        x = a[i] + b[target - i]
+    for i in range(y + 1):
+        if i & 1 and (y - i) & 1:
+            continue
+        x = a[i] + b[y - i]
         if x < best:
             best = x
     return best
@@ -213,34 +231,41 @@ def complete_cost(a: np.ndarray, b: np.ndarray, need: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _suit_vectors(counts: np.ndarray, void: int, table: np.ndarray, keys: np.ndarray,
-                  costs: np.ndarray, suits: np.ndarray) -> int:
-    """Keys and cost vectors of the non-void suits; returns how many."""
-    n = 0
-    for s in range(3):
-        if s == void:
-            continue
-        suits[n] = s
-        keys[n] = group_key(counts, 9 * s, 9)
-        costs[n] = group_costs(table, keys[n], 9, True)
-        n += 1
-    return n
+def _suit_key(counts: np.ndarray, s: int, void: int, table: np.ndarray) -> int:
+    """The key of suit ``s`` with its table row filled, -1 for the void suit."""
+    if s == void:
+        return -1
+    key = group_key(counts, 9 * s, 9)
+    group_costs(table, key, 9, True)
+    return key
 
 
 @njit(cache=True, nogil=True)
-def _rest_cost(costs: np.ndarray, n: int, skip: int, need: int, out: np.ndarray) -> None:
-    """The combined cost vector of every suit but ``skip`` (-1: all of them)."""
-    first = True
-    tmp = np.empty(N_COSTS, dtype=np.int64)
-    for i in range(n):
-        if i == skip:
-            continue
-        if first:
-            out[:] = costs[i]
-            first = False
-        else:
-            fold(out, costs[i], need, tmp)
-            out[:] = tmp
+def _suit_rows(counts: np.ndarray, void: int, table: np.ndarray) -> tuple[int, int, int]:
+    """The keys of suits 0, 1, 2 (-1 for the void), their table rows filled."""
+    return _suit_key(counts, 0, void, table), _suit_key(counts, 1, void, table), _suit_key(counts, 2, void, table)
+
+
+@njit(cache=True, nogil=True)
+def _rest_at(table: np.ndarray, keys: tuple[int, int, int], skip: int, y: int) -> int:
+    """Best total at index ``y`` over the non-void suits other than ``skip`` (-1: none skipped)."""
+    a = b = c = -1
+    for s in range(3):
+        if keys[s] >= 0 and s != skip:
+            if a < 0:
+                a = keys[s]
+            elif b < 0:
+                b = keys[s]
+            else:
+                c = keys[s]
+    if b < 0:
+        return table[a, COSTS + y]
+    if c < 0:
+        return fold_at(table[a, COSTS:], table[b, COSTS:], y)
+    best = INF
+    for x in range(y + 1):  # at most one odd index among three: fold_at keeps the other two even
+        best = min(best, table[a, COSTS + x] + fold_at(table[b, COSTS:], table[c, COSTS:], y - x))
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -257,17 +282,8 @@ def _pair_stats(counts: np.ndarray, void: int) -> tuple[int, int]:
 @njit(cache=True, nogil=True)
 def shanten_parts(counts: np.ndarray, void: int, n_melds: int, table: np.ndarray) -> tuple[int, int]:
     """(regular, seven-pairs) shanten over the non-void suits, as ``HandEval.reg`` / ``.sp``."""
-    need = 4 - n_melds
-    keys = np.empty(3, dtype=np.int64)
-    costs = np.empty((3, N_COSTS), dtype=np.int64)
-    suits = np.empty(3, dtype=np.int64)
-    n = _suit_vectors(counts, void, table, keys, costs, suits)
-    if n == 2:
-        reg = complete_cost(costs[0], costs[1], need) - 1
-    else:
-        total = np.empty(N_COSTS, dtype=np.int64)
-        _rest_cost(costs, n, -1, need, total)
-        reg = total[need * 2 + 1] - 1
+    keys = _suit_rows(counts, void, table)
+    reg = _rest_at(table, keys, -1, (4 - n_melds) * 2 + 1) - 1
     sp = INF
     if n_melds == 0:
         pairs, odd = _pair_stats(counts, void)
@@ -284,21 +300,6 @@ def shanten(counts: np.ndarray, void: int, n_melds: int, table: np.ndarray) -> i
 
 
 @njit(cache=True, nogil=True)
-def improve_masks(table: np.ndarray, key: int, out: np.ndarray) -> None:
-    """Per index m*2+p: bitmask of ranks whose addition lowers that cost (never a 5th copy)."""
-    base = group_costs(table, key, 9, True)
-    out[:] = 0
-    step = 1
-    for t in range(9):
-        if key // step % 5 < 4:
-            grown = group_costs(table, key + step, 9, True)
-            for j in range(N_COSTS):
-                if grown[j] < base[j]:
-                    out[j] |= 1 << t
-        step *= 5
-
-
-@njit(cache=True, nogil=True)
 def useful_masks(counts: np.ndarray, void: int, n_melds: int, table: np.ndarray) -> tuple[int, int]:
     """Bit k set for kind k that lowers the shanten along the regular / the seven-pairs path
     (0 for a path not at the minimum), as ``HandEval.useful_masks``."""
@@ -307,21 +308,17 @@ def useful_masks(counts: np.ndarray, void: int, n_melds: int, table: np.ndarray)
     need = 4 - n_melds
     reg = sp = 0
     if reg_s == s:
-        keys = np.empty(3, dtype=np.int64)
-        costs = np.empty((3, N_COSTS), dtype=np.int64)
-        suits = np.empty(3, dtype=np.int64)
-        n = _suit_vectors(counts, void, table, keys, costs, suits)
-        rest = np.empty(N_COSTS, dtype=np.int64)
-        imp = np.empty(N_COSTS, dtype=np.int64)
+        keys = _suit_rows(counts, void, table)
         target = need * 2 + 1
-        for i in range(n):
-            _rest_cost(costs, n, i, need, rest)
-            improve_masks(table, keys[i], imp)
+        for suit in range(3):
+            if keys[suit] < 0:
+                continue
+            imp = improve_masks(table, keys[suit], 9, True)
             m = 0
             for x in range(target + 1):
-                if costs[i, x] + rest[target - x] == s + 1:
+                if table[keys[suit], COSTS + x] + _rest_at(table, keys, suit, target - x) == s + 1:
                     m |= imp[x]
-            reg |= m << (9 * suits[i])
+            reg |= np.int64(m) << (9 * suit)
     if sp_s == s:
         pairs, odd = _pair_stats(counts, void)
         short = 7 - pairs > odd  # a fresh single would also help

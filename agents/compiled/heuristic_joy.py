@@ -12,7 +12,7 @@ from numba import njit
 from mjenv.actions import JOY_MAHJONG as L
 from mjenv.encoding import JoyMahjongObserver
 
-from .features import N_COSTS, fold, group_costs, group_key, obvious_action
+from .features import INF, fold_at, group_costs, group_key, obvious_action
 
 if JoyMahjongObserver.version != 0:  # the planes read below are those of encoder v0
     raise ImportError(f"agents.compiled.heuristic_joy decodes encoder v0, not v{JoyMahjongObserver.version}")
@@ -27,15 +27,14 @@ N_KINDS = 34
 @njit(cache=True, nogil=True)
 def distance(counts: np.ndarray, n_melds: int, wilds: int, suits: np.ndarray, honours: np.ndarray) -> int:
     """Tiles still missing for a win (``agents.heuristic_joy.distance``); ``counts``: 34 real counts."""
-    need = 4 - n_melds
-    best = np.empty(N_COSTS, dtype=np.int64)
-    tmp = np.empty(N_COSTS, dtype=np.int64)
-    best[:] = group_costs(suits, group_key(counts, 0, 9), 9, True)
-    for lo in (9, 18):
-        fold(best, group_costs(suits, group_key(counts, lo, 9), 9, True), need, tmp)
-        best[:] = tmp
-    fold(best, group_costs(honours, group_key(counts, 27, 7), 7, False), need, tmp)
-    gap = tmp[need * 2 + 1]
+    target = (4 - n_melds) * 2 + 1
+    m = group_costs(suits, group_key(counts, 0, 9), 9, True)
+    p = group_costs(suits, group_key(counts, 9, 9), 9, True)
+    s = group_costs(suits, group_key(counts, 18, 9), 9, True)
+    z = group_costs(honours, group_key(counts, 27, 7), 7, False)
+    gap = INF
+    for y in range(target + 1):  # one odd index in all: fold_at keeps each side's two from both odd
+        gap = min(gap, fold_at(m, p, y) + fold_at(s, z, target - y))
     if n_melds == 0:
         pairs = singles = 0
         for c in counts:
