@@ -5,7 +5,9 @@ so it need not learn shanten arithmetic from raw counts (Suphx's look-ahead feat
 same purpose). They are computed from the observation alone (:func:`agents.features.decode`),
 with the heuristic's own hand evaluation: the agent still never looks at the game. Waits are
 valued (plane 2) with the table's rules, given as ``rules`` (the env's ``raw_env.rules``; the
-default preset when omitted), since the observation does not carry them.
+default preset when omitted), since the observation does not carry them. :func:`lookahead` is the
+readable reference for one observation; :func:`with_lookahead`, which the network uses, computes
+the same planes for a batch with the compiled copy (:mod:`agents.compiled.lookahead`).
 
 Planes, each 27 wide (one column per suited kind k):
 

@@ -1,9 +1,12 @@
 """Compiled (numba) batch versions of the baselines, one module per Python module they mirror.
 
 ``features`` ↔ :mod:`agents.features` (observation decoding, shanten and useful draws),
-``heuristic`` ↔ :mod:`agents.heuristic`, ``heuristic_joy`` ↔ :mod:`agents.heuristic_joy`,
-``lookahead`` ↔ :mod:`agents.lookahead`. Each takes a whole batch of observations and masks and
-chooses exactly what the Python version chooses, tie-breaks included; the Python versions stay
-the readable reference that the tests compare against. Importing this package compiles nothing:
-numba compiles on the first call (cached on disk across runs).
+``heuristic`` ↔ :mod:`agents.heuristic` (and the plain-win points of
+:func:`mjenv.rules.sichuan.score_win` it values waits with), ``heuristic_joy`` ↔
+:mod:`agents.heuristic_joy`, ``lookahead`` ↔ :mod:`agents.lookahead`. The pairing keeps each
+compiled function next to the readable one it must agree with: the Python versions stay the
+reference (``act``, ``lookahead``) that the tests compare against, and each compiled function
+takes a whole batch and chooses exactly what the Python chooses, tie-breaks included.
+
+Importing compiles nothing: numba compiles on the first call and caches the machine code on disk.
 """
