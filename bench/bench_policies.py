@@ -118,7 +118,8 @@ def main() -> None:
     big = f"batch {args.batch}"
     print(f"decisions/s, median of {args.repeats} ({args.decisions} recorded decisions per game; "
           f"Python timed on {python_n})")
-    print(f"{'':24} {'python':>10} {'batch 1':>10} {big:>11} {'x (b=1)':>8} {'x (b=' + str(args.batch) + ')':>10}")
+    ratio = f"x (b={args.batch})"
+    print(f"{'':24} {'python':>10} {'batch 1':>10} {big:>11} {'x (b=1)':>8} {ratio:>10}")
     for r in rows:
         print(f"{r['name']:24} {r['python']:10.0f} {r['batch 1']:10.0f} {r[big]:11.0f} "
               f"{r['batch 1'] / r['python']:8.1f} {r[big] / r['python']:10.1f}")

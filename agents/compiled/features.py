@@ -243,7 +243,8 @@ def _suit_key(counts: np.ndarray, s: int, void: int, table: np.ndarray) -> int:
 @njit(cache=True, nogil=True)
 def _suit_rows(counts: np.ndarray, void: int, table: np.ndarray) -> tuple[int, int, int]:
     """The keys of suits 0, 1, 2 (-1 for the void), their table rows filled."""
-    return _suit_key(counts, 0, void, table), _suit_key(counts, 1, void, table), _suit_key(counts, 2, void, table)
+    return (_suit_key(counts, 0, void, table), _suit_key(counts, 1, void, table),
+            _suit_key(counts, 2, void, table))
 
 
 @njit(cache=True, nogil=True)

@@ -147,7 +147,8 @@ def _best_discard(real: np.ndarray, n_melds: int, wilds: int, discards: np.ndarr
             continue
         if n_tied == 1:
             return best, k
-        key = (-_acceptance(real, k, n_melds, wilds, best, unseen, wild, suits, honours), _tile_order(k), -k)
+        accepted = _acceptance(real, k, n_melds, wilds, best, unseen, wild, suits, honours)
+        key = (-accepted, _tile_order(k), -k)
         if choice < 0 or key < (key0, key1, key2):
             choice, key0, key1, key2 = k, key[0], key[1], key[2]
     return best, choice
