@@ -35,6 +35,24 @@ class BatchByLoop:
         return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
 
 
+def batch_arrays(observations: np.ndarray, action_masks: np.ndarray, obs_shape: tuple[int, int],
+                 n_actions: int, game: str) -> tuple[np.ndarray, np.ndarray]:
+    """A batch as the compiled policies read it (contiguous float32 observations, int8 masks),
+    after checking its shapes and that every mask offers a legal action."""
+    obs = np.ascontiguousarray(observations, dtype=np.float32)
+    masks = np.ascontiguousarray(action_masks, dtype=np.int8)
+    if obs.ndim != 3 or obs.shape[1:] != obs_shape:
+        raise ValueError(f"observations must have shape (N, {obs_shape[0]}, {obs_shape[1]}) for {game} "
+                         f"(one observation tensor per row), got {obs.shape}")
+    if masks.shape != (len(obs), n_actions):
+        raise ValueError(f"action_masks must have shape ({len(obs)}, {n_actions}) for {game} "
+                         f"(one mask per observation), got {masks.shape}")
+    empty = np.flatnonzero(~masks.any(axis=1))
+    if empty.size:
+        raise ValueError(f"the action mask of row {int(empty[0])} has no legal action")
+    return obs, masks
+
+
 class RandomPolicy:
     """Uniform over the legal actions."""
 

@@ -29,10 +29,11 @@ import numpy as np
 
 from mjenv.actions import BLOOD_BATTLE as L
 from mjenv.config import BloodBattleRules
+from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
 from mjenv.rules.sichuan import WinContext, score_win
 
-from .base import BatchByLoop
+from .base import Policy, batch_arrays
 from .features import N_SUIT_KINDS, BloodBattleView, HandEval, bits, decode
 from .registry import register_policy
 
@@ -48,8 +49,12 @@ def win_points(hand: bytes, melds: tuple[Meld, ...], void: int, rules: BloodBatt
     return 0 if result is None else result.X
 
 
-class HeuristicPolicy(BatchByLoop):
-    """Shanten / tile-efficiency baseline with pattern steering and cheap defence."""
+class HeuristicPolicy:
+    """Shanten / tile-efficiency baseline with pattern steering and cheap defence.
+
+    ``act`` is the readable reference; ``act_batch`` runs the compiled copy
+    (:mod:`agents.compiled.heuristic`), which chooses exactly the same actions.
+    """
 
     name = "heuristic"
 
@@ -80,6 +85,17 @@ class HeuristicPolicy(BatchByLoop):
         if mask[L.PASS]:
             return self._claim(view, mask)
         return self._turn(view, mask)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+        """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
+        # Imported here: numba loads only when a batch is asked for (and the compiled module
+        # imports this one).
+        from .compiled import features, heuristic
+
+        obs, masks = batch_arrays(observations, action_masks, (BloodBattleObserver.planes, N_SUIT_KINDS),
+                                  L.n, self.game)
+        return heuristic.act_batch(obs, masks, features.suit_table(), heuristic.rule_vector(self.rules))
 
     # ------------------------------------------------------------------ 定缺
 
@@ -281,7 +297,7 @@ def danger(view: BloodBattleView, threats: list[Threat], k: int) -> float:
     return total
 
 
-def _heuristic_for(game: str) -> BatchByLoop:
+def _heuristic_for(game: str) -> Policy:
     """The heuristic baseline of ``game`` (Joy Mahjong's lives in ``agents.heuristic_joy``)."""
     if game == "joy_mahjong":
         from .heuristic_joy import JoyHeuristicPolicy

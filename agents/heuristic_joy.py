@@ -30,7 +30,7 @@ from mjenv.actions import JOY_MAHJONG as L
 from mjenv.encoding import JoyMahjongObserver
 from mjenv.rules.shapes import regular_gap
 
-from .base import BatchByLoop
+from .base import batch_arrays
 
 N_KINDS = 34
 if JoyMahjongObserver.version != 0:  # the planes read below are those of encoder v0
@@ -96,8 +96,12 @@ def _tile_order(k: int) -> int:
     return 1 if r in (0, 8) else 2 + min(r, 8 - r)
 
 
-class JoyHeuristicPolicy(BatchByLoop):
-    """Tile-efficiency baseline for Joy Mahjong (see the module docstring)."""
+class JoyHeuristicPolicy:
+    """Tile-efficiency baseline for Joy Mahjong (see the module docstring).
+
+    ``act`` is the readable reference; ``act_batch`` runs the compiled copy
+    (:mod:`agents.compiled.heuristic_joy`), which chooses exactly the same actions.
+    """
 
     name = "heuristic"
 
@@ -115,6 +119,15 @@ class JoyHeuristicPolicy(BatchByLoop):
         if mask[L.PASS]:
             return self._claim(view, mask)
         return self._turn(view, mask)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
+                  rng: np.random.Generator) -> np.ndarray:
+        """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
+        from .compiled import features, heuristic_joy  # numba loads only when a batch is asked for
+
+        obs, masks = batch_arrays(observations, action_masks, (JoyMahjongObserver.planes, N_KINDS),
+                                  L.n, "joy_mahjong")
+        return heuristic_joy.act_batch(obs, masks, features.suit_table(), features.honour_table())
 
     # ------------------------------------------------------------------ own turn
 

@@ -5,7 +5,9 @@ so it need not learn shanten arithmetic from raw counts (Suphx's look-ahead feat
 same purpose). They are computed from the observation alone (:func:`agents.features.decode`),
 with the heuristic's own hand evaluation: the agent still never looks at the game. Waits are
 valued (plane 2) with the table's rules, given as ``rules`` (the env's ``raw_env.rules``; the
-default preset when omitted), since the observation does not carry them.
+default preset when omitted), since the observation does not carry them. :func:`lookahead` is the
+readable reference for one observation; :func:`with_lookahead`, which the network uses, computes
+the same planes for a batch with the compiled copy (:mod:`agents.compiled.lookahead`).
 
 Planes, each 27 wide (one column per suited kind k):
 
@@ -31,9 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from mjenv.config import BloodBattleRules
+from mjenv.encoding import BloodBattleObserver
+
 from .features import N_SUIT_KINDS, HandEval, bits, decode
 from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, toitoi_leaning, win_points
-from mjenv.config import BloodBattleRules
 
 LOOKAHEAD_PLANES = 14
 DEFAULT_RULES = BloodBattleRules()
@@ -118,7 +122,13 @@ def _void_planes(out: np.ndarray, hand: list[int], unseen: list[int]) -> None:
 
 def with_lookahead(observations: np.ndarray, rules: BloodBattleRules | None = None) -> np.ndarray:
     """A batch of observations ``(N, P, 27)`` with the look-ahead planes (waits valued with ``rules``)
-    stacked under each."""
-    planes = np.stack([lookahead(o, rules) for o in observations]) if len(observations) else \
-        np.zeros((0, LOOKAHEAD_PLANES, N_SUIT_KINDS), dtype=np.float32)
-    return np.concatenate([np.asarray(observations, dtype=np.float32), planes], axis=1)
+    stacked under each; computed by the compiled copy of :func:`lookahead`, which gives the same planes."""
+    # Imported here: the compiled module imports this one.
+    from .compiled import features, heuristic, lookahead as compiled
+
+    obs = np.ascontiguousarray(observations, dtype=np.float32)
+    if obs.ndim != 3 or obs.shape[1:] != (BloodBattleObserver.planes, N_SUIT_KINDS):
+        raise ValueError(f"with_lookahead needs blood-battle observations of shape "
+                         f"(N, {BloodBattleObserver.planes}, {N_SUIT_KINDS}), got {obs.shape}")
+    planes = compiled.lookahead_batch(obs, features.suit_table(), heuristic.rule_vector(rules or DEFAULT_RULES))
+    return np.concatenate([obs, planes], axis=1)

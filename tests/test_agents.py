@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import BatchByLoop, RandomPolicy, load_policy, policy_names
+from agents import RandomPolicy, load_policy, policy_names
 from agents.features import HandEval, decode
 from agents.heuristic import HeuristicPolicy
 from mjenv import blood_battle_v0, tiles
@@ -293,7 +293,6 @@ def test_heuristic_act_batch_matches_act():
         obs.append(o["observation"])
         masks.append(o["action_mask"])
         e.step(policy.act(o["observation"], o["action_mask"], rng))
-    assert isinstance(policy, BatchByLoop)
     batch = policy.act_batch(np.stack(obs), np.stack(masks), rng)
     assert batch.tolist() == [policy.act(o, m, rng) for o, m in zip(obs, masks)]
 
