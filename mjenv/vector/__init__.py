@@ -1,0 +1,39 @@
+"""``mjenv.vector``: compiled batched engines, step for step the same game as the AEC envs.
+
+``make(game, num_envs, *, num_threads=1, **options)`` returns a :class:`VectorEnv` of
+``num_envs`` tables played in lockstep; see ``docs/vector.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backend import Backend
+
+__all__ = ["Backend", "make"]
+
+GAMES = ("blood_battle", "joy_mahjong")
+
+
+def _backend(game: str, num_envs: int, options: dict[str, Any]) -> Backend:
+    """The game's backend, imported lazily (each compiles its own functions)."""
+    if game == "blood_battle":
+        from .blood_battle import BloodBattleBackend
+
+        return BloodBattleBackend(num_envs, **options)
+    if game == "joy_mahjong":
+        from .joy_mahjong import JoyMahjongBackend
+
+        return JoyMahjongBackend(num_envs, **options)
+    raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
+
+
+def make(game: str, num_envs: int, *, num_threads: int = 1, **options: Any) -> Any:
+    """A batched env of ``num_envs`` tables of ``game``; ``options`` are the AEC env's options."""
+    from .env import VectorEnv
+
+    if not (isinstance(num_envs, int) and num_envs >= 1):
+        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+    if not (isinstance(num_threads, int) and num_threads >= 1):
+        raise ValueError(f"num_threads must be an int >= 1, got {num_threads!r}")
+    return VectorEnv(_backend(game, num_envs, options), num_threads=num_threads)
