@@ -28,12 +28,15 @@ def _backend(game: str, num_envs: int, options: dict[str, Any]) -> Backend:
     raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
 
 
-def make(game: str, num_envs: int, *, num_threads: int = 1, **options: Any) -> Any:
-    """A batched env of ``num_envs`` tables of ``game``; ``options`` are the AEC env's options."""
+def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, **options: Any) -> Any:
+    """A batched env of ``num_envs`` tables of ``game``; ``options`` are the AEC env's options.
+
+    ``copy=False`` returns the env's own observation and mask buffers, overwritten by the next step.
+    """
     from .env import VectorEnv
 
     if not (isinstance(num_envs, int) and num_envs >= 1):
         raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
     if not (isinstance(num_threads, int) and num_threads >= 1):
         raise ValueError(f"num_threads must be an int >= 1, got {num_threads!r}")
-    return VectorEnv(_backend(game, num_envs, options), num_threads=num_threads)
+    return VectorEnv(_backend(game, num_envs, options), num_threads=num_threads, copy=copy)
