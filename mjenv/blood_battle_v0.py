@@ -31,9 +31,10 @@ Unknown options and bad values raise at construction, naming the field.
 turn: 胡 when the hand wins (never while holding a void tile); discards, limited to the void
 suit while any is held; kongs (never of the void suit, never with an empty wall). Claim on a
 discard: 胡 / 直杠 / 碰 / pass, asked seat by seat in turn order and resolved after all have
-answered (一炮多响). Rob window after a 面下杠: 抢杠胡 / pass. A seat with no choice is never
-asked: a decision with one legal action (a lone void-suit discard, qq's forced win S13) is
-played at once, and its effects land in the same step.
+answered (一炮多响). Rob window after a 面下杠: 抢杠胡 / pass. qq's forced win (S13): once a draw
+has taken one of the wall's last four tiles, 胡 / 抢杠胡 is the only action of a seat that can
+win. A seat with no choice is never asked: a decision with one legal action (a lone void-suit
+discard, a forced win) is played at once, and its effects land in the same step.
 
 **Observation** (see :class:`mjenv.encoding.BloodBattleObserver` for the named plane ranges):
 own hand, drawn tile, the claimable tile, each seat's melds, discards (counts and the last 4),

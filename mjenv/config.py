@@ -32,7 +32,8 @@ class BloodBattleRules:
     self_draw_bonus: str = "add_fan"
     """S9: ``add_fan`` (+1 fan, happy), ``add_base`` (+1 倍, qq) or ``none``."""
     gen_counts_kongs: bool = True
-    """S9: 根 counts declared kongs and a 碰 plus the 4th in hand; false = only undeclared fours."""
+    """S9: 根 counts declared kongs; false = only undeclared fours (four in hand, or a 碰 plus
+    its 4th tile in hand)."""
     cap_fan: int = 6
     """S10: 封顶 in fan, applied after extras."""
     flower_pig_units: int = 0
@@ -40,7 +41,8 @@ class BloodBattleRules:
     gang_pao_transfer: bool = False
     """S12: on 杠上炮 the discarder hands the kong's income to each winner (qq)."""
     forced_win_last_four: bool = False
-    """S13: with <= 4 tiles left in the wall a seat that can win must (qq)."""
+    """S13: from the first draw of one of the wall's last four tiles on, every win (self-draw,
+    discard, 抢杠胡) must be taken (qq)."""
     room_coefficient: int = 1
     """B1: N, beans per point."""
     rake: int = 0
@@ -90,8 +92,8 @@ class JoyMahjongRules:
     """J6: on a discard win ``discarder`` pays alone; ``all_mcr``: the discarder pays fan+8, the
     other two 8 each (the MCR way)."""
     wucaishen_blocks_wufanhe: bool = True
-    """J4: true (the rule of record): 无财神 is a fan, so a hand with it is never 无番和; false: 无番和
-    is decided ignoring 无财神 (RULES.md's parenthetical "other reading")."""
+    """J4 (default true): 无财神 is a fan, so a hand with it is never 无番和; false lets 无番和 stand
+    beside 无财神 (decided ignoring 无财神)."""
     room_coefficient: int = 1
     """B1: N, beans per point."""
     rake: int = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from . import tiles
 
@@ -38,6 +38,16 @@ class Meld(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.kind}:{tiles.fmt(self.kinds()) if self.kind == 'chow' else tiles.name(self.tile)}"
+
+
+def check_replacement_win(melds: Sequence[Meld], self_drawn: bool, after_kong: bool,
+                          fan: str) -> None:
+    """A self-draw on a kong replacement (``fan``: 杠上花 S9 / 杠上开花 J9) needs a declared kong;
+    raises ValueError naming the way out otherwise."""
+    if self_drawn and after_kong and not any(m.is_kong for m in melds):
+        raise ValueError(f"after_kong with self_drawn is {fan}, a self-draw on a kong's "
+                         "replacement tile, but the hand declares no kong: add the kong to melds "
+                         "(kong:, addkong: or ankan:) or drop after_kong")
 
 
 def parse_meld(text: str) -> Meld:

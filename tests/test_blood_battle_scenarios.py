@@ -393,44 +393,89 @@ READY_5P = "123m456m789p234p5p"  # waits 2p / 5p (平胡)
 FORCED_JUNK = ["256789m1445678p", "235579m1346689p", "237789m1267799p"]
 
 
+# Wall count after each seat's head draw (55 after the deal; seat 1 draws first): seat s
+# draws leaving 54 - (s - 1) % 4 - 4j, so the seat holding the 5p wait varies with ``left``.
+DRAWS_LEAVING = {5: 2, 4: 3, 3: 0, 2: 1, 1: 2}
+
+
+def last_draws(tile: str, left: int, tail: int = 0) -> str:
+    """Dead 条 tiles for the last 8 head draws before ``tail`` replacement tiles, ``tile`` drawn
+    when ``left`` tiles remain in the wall."""
+    dead = "6s 7s 8s 9s 6s 7s 8s 9s".split()
+    dead[tail - left - 1] = tile
+    return " ".join(dead)
+
+
+# (tiles left after the draw, forced in qq): the window opens with a draw of one of the last
+# four tiles; the fifth-last tile (drawn with 5 left, leaving 4) is outside it (S13).
+WINDOW = [(5, False), (4, False), (3, True), (1, True)]
+
+
 @pytest.mark.parametrize("preset", PRESETS)
-def test_last_four_forced_self_draw(preset):
-    """Seat 2 draws its winning 5p with 5 tiles left, then again with 1 tile left."""
-    hands = [FORCED_JUNK[0], FORCED_JUNK[1], READY_5P, FORCED_JUNK[2]]
-    g = new_game(preset, hands, draws="1s", last="5p 1s 2s 3s 5p 4s")
+@pytest.mark.parametrize("left, forced", WINDOW)
+def test_last_four_forced_self_draw(preset, left, forced):
+    """The seat that waits on 5p self-draws it leaving ``left`` tiles in the wall."""
+    seat = DRAWS_LEAVING[left]
+    hands = list(FORCED_JUNK)
+    hands.insert(seat, READY_5P)
+    g = new_game(preset, hands, draws="1s", last=last_draws("5p", left))
     play(g, dingque())
-    burn(g, wall=5)
-    assert (g.current_player, g.drawn) == (2, T("5p"))
-    assert {"hu", "discard 5p"} <= legal(g)  # 5 tiles left: never forced
-    play(g, [(2, D("5p")), (3, D("1s")), (0, D("2s")), (1, D("3s"))])
-    assert (g.current_player, g.drawn, g.wall_count) == (2, T("5p"), 1)
-    if preset == "qq":
+    burn(g, wall=left)
+    assert (g.current_player, g.drawn, g.wall_count) == (seat, T("5p"), left)
+    if forced and preset == "qq":
         assert legal(g) == {"hu"}
         # 平胡 self-drawn, qq: 6·(1+1) = 12 from each of the three.
-        assert play(g, [(2, HU)]) == [-12, -12, 36, -12]
+        expected = [-12] * 4
+        expected[seat] = 36
+        assert play(g, [(seat, HU)]) == expected
     else:
-        assert {"hu", "discard 5p"} <= legal(g)
-        play(g, [(2, D("5p"))])  # happy: the seat may pass on the win
+        assert {"hu", "discard 5p"} <= legal(g)  # the seat may pass on the win
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_last_four_forced_win_on_a_discard(preset):
-    """Seat 0 waits on 5p; seat 2 discards one with 5 tiles left, seat 3 one with 4 left."""
-    hands = [READY_5P, FORCED_JUNK[0], FORCED_JUNK[1], FORCED_JUNK[2]]
-    g = new_game(preset, hands, draws="1s", last="5p 5p 1s 2s 3s 4s")
+@pytest.mark.parametrize("left, forced", WINDOW)
+def test_last_four_forced_win_on_a_discard(preset, left, forced):
+    """The seat that draws 5p leaving ``left`` tiles discards it; the next seat waits on it."""
+    drawer = DRAWS_LEAVING[left]
+    waiter = (drawer + 1) % 4
+    hands = list(FORCED_JUNK)
+    hands.insert(waiter, READY_5P)
+    g = new_game(preset, hands, draws="1s", last=last_draws("5p", left))
     play(g, dingque())
-    burn(g, wall=5)
-    assert (g.current_player, g.drawn) == (2, T("5p"))
-    play(g, [(2, D("5p"))])
-    assert (g.current_player, legal(g)) == (0, {"hu", "pass"})  # 5 tiles left: may pass
-    play(g, [(0, PASS), (3, D("5p"))])
-    assert g.wall_count == 4 and g.current_player == 0
-    if preset == "qq":
+    burn(g, wall=left)
+    assert (g.current_player, g.drawn) == (drawer, T("5p"))
+    play(g, [(drawer, D("5p"))])
+    assert g.current_player == waiter
+    if forced and preset == "qq":
         assert legal(g) == {"hu"}
-        assert play(g, [(0, HU)]) == [6, 0, 0, -6]  # 平胡 on a discard: X = 6
+        expected = [0] * 4
+        expected[waiter], expected[drawer] = 6, -6  # 平胡 on a discard: X = 6
+        assert play(g, [(waiter, HU)]) == expected
     else:
         assert legal(g) == {"hu", "pass"}
-        play(g, [(0, PASS)])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("left, forced", [(7, False), (3, True)])
+def test_last_four_forced_rob_of_an_added_kong(preset, left, forced):
+    """Seat 1 pongs the dealer's 5m and adds the 4th, drawn leaving ``left`` tiles; seats 2 and
+    3 wait on 5m. Inside the window robbing is forced (qq): 抢杠胡 is each robber's only action."""
+    hands = list(ROB_HANDS)
+    hands[1] = "55m1s13699m44557p"
+    g = new_game(preset, hands, draws="5m", tail="6s", last=last_draws("5m", left, tail=1))
+    play(g, dingque() + [(0, D("5m")), (1, PONG), (2, PASS), (3, PASS), (1, D("1s"))])
+    burn(g, wall=left)
+    assert (g.current_player, g.drawn, g.wall_count) == (1, T("5m"), left)
+    play(g, [(1, KONG("5m"))])
+    assert (g.phase, g.current_player) == ("rob", 2)
+    if forced and preset == "qq":
+        assert legal(g) == {"rob kong"}
+        play(g, [(2, ROB)])
+        assert legal(g) == {"rob kong"}
+        play(g, [(3, ROB)])
+        assert [w.seat for w in g.wins] == [2, 3]
+    else:
+        assert legal(g) == {"rob kong", "pass"}
 
 
 # ---------------------------------------------------------------------------- 8. 定缺 masks (S2)

@@ -183,6 +183,48 @@ def test_four_wildcards_cannot_be_konged():
     assert "discard 5m" in legal(g)  # a wildcard may be discarded
 
 
+
+FOUR_WILD = "147m234p678sEEEE"  # with 东 wild: 1m pair + 456m 789m (four stand-ins) + 234p 678s
+NO_EAST = "159m159p19sSWNCF"  # never ready, holds no 东 (the wildcard) and no 7m
+
+
+def test_four_wildcards_are_offered_the_discard_win():
+    """J2: indicator 白 makes 东 wild; seat 1 holds all four and wins on the dealer's 1m."""
+    g = new_game([NO_EAST, FOUR_WILD, NO_EAST, NO_EAST], draws="2s P")
+    assert g.wild == T("E")
+    play(g, [(0, D("1m"))])
+    assert (g.phase, g.current_player) == ("claim", 1)
+    assert legal(g) == {"hu", "pass"}
+    play(g, [(1, HU)])
+    assert [(w.seat, w.tile, w.source) for w in g.wins] == [(1, T("1m"), 0)]
+    assert event(g, "hora")["fan"] == 7
+
+
+def test_four_wildcards_are_offered_the_self_drawn_win():
+    """J2: the same seat passes the 1m, then self-draws 7m (1m 4m 7m + four 东: 11m 456m 789m)."""
+    g = new_game([NO_EAST, FOUR_WILD, NO_EAST, NO_EAST], draws="2s P 7m")
+    play(g, [(0, D("1m")), (1, PASS)])
+    assert (g.phase, g.current_player, g.drawn) == ("turn", 1, T("7m"))
+    assert "hu" in legal(g)
+    play(g, [(1, HU)])
+    assert [(w.seat, w.tile, w.source) for w in g.wins] == [(1, T("7m"), None)]
+    assert event(g, "hora")["fan"] == 9
+
+
+def test_the_fifth_copy_limit_counts_only_ones_own_tiles():
+    """J2: seat 1 pongs the dealer's 9p, so all other three copies are on the table; seat 2
+    (123m 456m 789m 123s 9p) still wins on a self-drawn wildcard 8s standing for a second 9p:
+    only its own tiles (one 9p) count towards the limit."""
+    no_9p = "159m15p19sESWNCF"
+    g = new_game(["159m159p19sSWNCF", "99p2468m2468pESW", "123m456m789m123s9p", no_9p],
+                 draws="2s 7s 8s")
+    assert g.wild == T("8s")
+    play(g, [(0, D("9p")), (1, PONG), (2, PASS), (1, D("E"))])
+    assert (g.current_player, g.drawn) == (2, T("8s"))
+    assert "hu" in legal(g)
+    play(g, [(2, HU)])
+    assert g.wins[0].score.substitution == ((T("8s"), T("9p")),)
+
 # ---------------------------------------------------------------------------- 5. 截和 (J3)
 
 JIEHU_HANDS = [JUNK, WAIT36, "123p456p789p111s6m", JUNK]  # seat 2 waits on 6m (pair)
@@ -384,21 +426,68 @@ def test_exhaustive_draw_takes_only_the_rake():
     assert sorted(k for fl in g.flowers for k in fl) == list(range(34, 42))
 
 
-def test_last_tile_win_the_bird_is_the_winning_tile():
-    """Seat 2 self-draws its 6m as the very last tile of the wall (妙手回春). The bird is the
-    winning tile itself: 6 -> 下家 of the dealer, seat 1, a loser, whose payment alone doubles
-    again; the dealer pays ×2 (J7), seat 3 pays X."""
+# Tail fillers for the flowers drawn in play (all dead: nobody claims or wins on them).
+FILLERS = "1s 1s 1s 1s 7m 7m 7m 7m".split()
+
+
+def flowers_at_the_end(last: str, n: int) -> dict:
+    """Wall script: the head's final draws are ``last`` then ``n`` flowers that are never drawn;
+    the other 8 - n flowers lie in the middle and are replaced from the tail."""
+    end = " ".join([last] + [f"{i}f" for i in range(1, n + 1)])
+    return {"tail": " ".join(FILLERS[:8 - n]), "last": end}
+
+
+@pytest.mark.parametrize("flowers_left", [0, 2])
+def test_last_tile_win_the_bird_is_the_winning_tile(flowers_left):
+    """Seat 2 self-draws its 6m as the last tile of the wall (妙手回春): the wall is then empty, or
+    holds only flowers, which count as nothing left to draw (J8). The bird is the winning tile
+    itself: 6 -> 下家 of the dealer, seat 1, a loser, whose payment alone doubles again; the
+    dealer pays ×2 (J7), seat 3 pays X."""
     hands = [JUNK, JUNK, WAIT36, JUNK]
-    # The eight flowers lie in the middle of the wall; their replacements are the tail fillers,
-    # so the last head draw is the scripted 6m. The other 6m copies are dealt out of reach.
-    g = new_game(hands, draws="N 7s", tail="1s 1s 1s 1s 7m 7m 7m 7m", last="6m")
-    burn(g, wall=0)
+    # The other 6m copies are dealt out of reach, in the middle.
+    g = new_game(hands, draws="N 7s", **flowers_at_the_end("6m", flowers_left))
+    burn(g, wall=flowers_left)
     assert (g.current_player, g.drawn) == (2, T("6m"))
     play(g, [(2, HU)])
     assert "妙手回春" in fan_names(g)
     assert event(g, "bird") == {"type": "bird", "pai": "6m", "seat": 1}
     X = event(g, "hora")["X"]
     assert pays(g) == [(0, 2, 2 * X), (1, 2, 2 * X), (3, 2, X)]
+
+
+@pytest.mark.parametrize("flowers_left", [0, 2])
+def test_no_kong_after_the_last_tile(flowers_left):
+    """Seat 2 holds four 5s: a kong is offered on its turns, but not once it has drawn the last
+    tile (nothing but flowers left: no replacement could follow, J8)."""
+    hands = [JUNK, JUNK, "5555s19m19pESWCF", JUNK]
+    g = new_game(hands, draws="N 7s", **flowers_at_the_end("3p", flowers_left))
+    burn(g, wall=g.wall_count - 2)  # seats 1 and 2 draw
+    assert g.current_player == 2 and "kong 5s" in legal(g)
+    burn(g, wall=flowers_left)
+    assert (g.current_player, g.drawn) == (2, T("3p"))
+    assert "kong 5s" not in legal(g)
+
+
+JUNK_6M = "1569m19pESWNCFP"  # never ready; holds the 6m it discards after the last draw
+
+
+@pytest.mark.parametrize("flowers_left", [0, 2])
+def test_win_on_the_discard_after_the_last_tile_the_bird_is_the_last_tile(flowers_left):
+    """Dealer seat 3. Seat 1 draws the wall's last tile, 3p (with 0 or only flowers left), and
+    discards 6m; seat 2 wins on it (海底捞月). The bird is the last tile drawn, 3p — not the
+    winning 6m: 3 counts from the dealer to seat 1, the discarder, so the payment doubles. The
+    dealer is neither winner nor payer: no J7 doubling."""
+    hands = [JUNK, JUNK_6M, WAIT36, JUNK]
+    g = new_game(hands, draws="N 7s", dealer=3, **flowers_at_the_end("3p", flowers_left))
+    burn(g, wall=flowers_left)
+    assert (g.current_player, g.drawn) == (1, T("3p"))
+    play(g, [(1, D("6m"))])
+    assert (g.phase, g.current_player) == ("claim", 2)
+    play(g, [(2, HU)])
+    assert "海底捞月" in fan_names(g)
+    assert event(g, "bird") == {"type": "bird", "pai": "3p", "seat": 1}
+    X = event(g, "hora")["X"]
+    assert pays(g) == [(1, 2, 2 * X)]
 
 
 # ---------------------------------------------------------------------------- 11. the wall

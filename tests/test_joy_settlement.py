@@ -22,6 +22,7 @@ from mjenv.rules.joy_settlement import (
     room_allows_win,
     room_base,
     settle_hand,
+    wall_spent,
 )
 from mjenv.tiles import parse_tile
 
@@ -120,42 +121,41 @@ F1, F2 = parse_tile("1f"), parse_tile("8f")
 M5, P3, S9, E, C = (parse_tile(t) for t in ("5m", "3p", "9s", "E", "C"))
 
 
-@pytest.mark.parametrize("wall,win_tile,last,expected", [
-    ([P3, S9, E], M5, False, P3),            # the next wall tile (head first)
-    ([F1, F2, S9, E], M5, False, S9),        # flowers are skipped
-    ([F1, C], M5, False, C),
-    ([], M5, True, M5),                      # last-tile win: the winning tile is the bird
-    ([F1], C, True, C),                      # last tile flagged: the winning tile, flowers ignored
-    ([P3, E], E, True, E),                   # flagged last tile wins over a (stale) wall
-    ([], M5, False, None),                   # nothing left and not flagged: no bird
-    ([F1, F2], M5, False, None),             # only flowers left: no bird, nothing doubles
+@pytest.mark.parametrize("wall,last_drawn,expected", [
+    ([P3, S9, E], M5, P3),                   # the next wall tile (head first)
+    ([F1, F2, S9, E], M5, S9),               # flowers are skipped
+    ([F1, C], M5, C),
+    ([], M5, M5),                            # the wall is empty: the last tile drawn is the bird
+    ([F1, F2], C, C),                        # only flowers left: the last tile drawn is the bird
 ])
-def test_bird_tile(wall, win_tile, last, expected):
-    assert bird_tile(wall, win_tile, last) == expected
+def test_bird_tile(wall, last_drawn, expected):
+    assert bird_tile(wall, last_drawn) == expected
+    assert wall_spent(wall) == (expected == last_drawn)
 
 
 def test_bird_tile_accepts_numpy_wall():
     wall = np.array([F1, S9, E], dtype=np.int8)
-    got = bird_tile(wall, np.int64(M5), np.bool_(False))
+    got = bird_tile(wall, np.int64(M5))
     assert got == S9 and type(got) is int
+    assert bird_tile(np.array([F1], dtype=np.int8), np.int64(M5)) == M5
 
 
 def test_bird_tile_does_not_touch_the_wall():
     wall = [F1, P3]
-    bird_tile(wall, M5, False)
+    bird_tile(wall, M5)
     assert wall == [F1, P3]
 
 
-@pytest.mark.parametrize("wall,win_tile,last,match", [
-    ([P3], F1, False, "flower"),
-    ([P3], 42, False, "win_tile"),
-    ([42, P3], M5, False, r"remaining_wall\[0\]"),
-    ([-1], M5, False, r"remaining_wall\[0\]"),
-    ([P3], M5, 1, "last_tile must be a bool"),
+@pytest.mark.parametrize("wall,last_drawn,match", [
+    ([], F1, "flower"),
+    ([P3], 42, "last_drawn"),
+    ([P3], True, "last_drawn"),
+    ([42, P3], M5, r"remaining_wall\[0\]"),
+    ([-1], M5, r"remaining_wall\[0\]"),
 ])
-def test_bird_tile_bad_input(wall, win_tile, last, match):
+def test_bird_tile_bad_input(wall, last_drawn, match):
     with pytest.raises(ValueError, match=match):
-        bird_tile(wall, win_tile, last)
+        bird_tile(wall, last_drawn)
 
 
 # --- J5: rooms --------------------------------------------------------------------------------
@@ -323,8 +323,8 @@ def test_random_hands_zero_sum_apart_from_rake():
         d = rng.choice([None] + [s for s in range(4) if s != w])
         dealer = rng.randrange(4)
         bird_kind = bird_tile([rng.randrange(42) for _ in range(rng.randint(0, 3))],
-                              rng.randrange(34), rng.random() < 0.1)
-        bird = None if bird_kind is None else bird_seat(bird_kind, dealer)
+                              rng.randrange(34))
+        bird = None if rng.random() < 0.1 else bird_seat(bird_kind, dealer)
         fan = rng.randint(1, 120)
         base = room_base(fan, rules.room)
         deltas = payments(w, d, dealer, bird, base, rules, fan)

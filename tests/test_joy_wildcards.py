@@ -14,8 +14,8 @@ from mjenv import tiles
 from mjenv.config import JoyMahjongRules
 from mjenv.melds import Meld, parse_meld
 from mjenv.rules import shapes
-from mjenv.rules.joy import (JoyContext, JoyScore, can_win, score_completion, score_win,
-                             wildcard_of)
+from mjenv.rules.joy import (JoyContext, JoyScore, can_complete, can_win, score_completion,
+                             score_win, wildcard_of)
 
 RULES = JoyMahjongRules()
 HONOURS = set(range(27, 34))
@@ -345,3 +345,46 @@ def test_wildcard_of_is_a_cycle_per_group() -> None:
         assert k == lo and sorted(seen) == list(range(lo, lo + size))
     with pytest.raises(ValueError):
         wildcard_of(34)  # a flower is never an indicator
+
+
+def waiting_hand(rng: random.Random, w: int) -> tuple[list[int], list[Meld], int]:
+    """A 3n+1 concealed hand holding exactly ``w`` wildcards: a complete hand less one tile
+    that is not the wildcard, half the time with another tile swapped."""
+    while True:
+        c, melds, wild = with_wildcards(rng, w)
+        if rng.random() < 0.5:
+            c = perturbed(rng, c, melds, wild)
+        real = [k for k in range(34) if c[k] and k != wild]
+        if c[wild] != w or not real:
+            continue
+        c[rng.choice(real)] -= 1
+        return c, melds, wild
+
+
+@pytest.mark.parametrize("w", [0, 1, 2, 3, 4])
+def test_precheck_never_misses_a_win_the_scorer_accepts(w: int) -> None:
+    """J2 (four wildcards included): for every tile that completes a waiting hand by the
+    scorer, the engine's pre-check (can_complete) and shape check (can_win) both say win, and
+    can_win says win for no other tile."""
+    rng = random.Random(100 + w)
+    wins = 0
+    for _ in range(150):
+        c, melds, wild = waiting_hand(rng, w)
+        melded = meld_counts(melds)
+        ready = can_complete(c, len(melds), wild, melded)
+        for k in range(34):
+            if c[k] + melded[k] >= 4 or (k == wild and melded[k]):
+                continue
+            full = c[:]
+            full[k] += 1
+            scored = score_win(full, melds, k, wild, JoyContext(self_drawn=k == wild), RULES)
+            assert can_win(full, len(melds), wild, melded) == (scored is not None), (c, melds, k)
+            if scored is not None:
+                wins += 1
+                assert ready, (c, melds, wild, k)
+    assert wins > 20
+
+
+def test_can_win_refuses_more_than_four_wildcards() -> None:
+    with pytest.raises(ValueError, match="at most four wildcards.*can_complete"):
+        can_win(tiles.counts_of("147m234p678sEEEEE"), 0, tiles.parse_tile("E"))

@@ -85,6 +85,13 @@ def test_score_variants(kwargs: dict, total: int, X: int) -> None:
     (dict(melds=["pung:5p"]), "malformed meld"),
     (dict(void="x"), "void must be one of"),
     (dict(hand="11224444557799m1f"), "flowers"),
+    # 杠上花 / 杠上开花 (a self-draw on a kong replacement) needs a declared kong (S9, J9).
+    (dict(hand="11m44m66m99m22p55p88p", win_tile="8p", self_drawn=True, after_kong=True,
+          preset="happy"), "杠上花.*declares no kong"),
+    (dict(hand="111222m33399p", win_tile="9p", melds=["pong:4m"], self_drawn=True,
+          after_kong=True), "杠上花.*declares no kong"),
+    (dict(game="joy_mahjong", hand="123m456p789sEEE11s", win_tile="1s", self_drawn=True,
+          after_kong=True), "杠上开花.*declares no kong"),
 ])
 def test_score_errors(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -138,6 +145,8 @@ def test_cli_options(capsys: pytest.CaptureFixture[str], extra: list[str], X: in
     (["--hand", "11224444557799m", "--win-tile", "9m", "--rule", "cap_fan=x"], "cap_fan"),
     (["--hand", "11224444557799m", "--win-tile", "9m", "--game", "go"], "unknown game"),
     (["--hand", "11224444557799m", "--win-tile", "9m", "--self-drawn", "--rob-kong"], "rob_kong"),
+    (["--hand", "11224444557799m", "--win-tile", "9m", "--self-drawn", "--after-kong"],
+     "declares no kong"),
 ])
 def test_cli_invalid_exits_2(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["score", *argv]) == 2

@@ -155,8 +155,8 @@ def test_extras(hand, melds, ctx, rules, expected, total, X) -> None:
 @pytest.mark.parametrize("hand, melds, with_kongs, without", [
     # Four 1m in hand (111 + 123m): 平胡 1 + 根 1 in both settings.
     ("111123m456p789p55p", (), 2, 2),
-    # A 5p pong plus the 4th 5p in hand (567p): 根 only when gen_counts_kongs.
-    ("123456m99m567p", ("pong:5p",), 2, 1),
+    # A 5p pong plus the 4th 5p in hand (567p): an undeclared four, 根 in both settings (S9).
+    ("123456m99m567p", ("pong:5p",), 2, 2),
     # A declared kong of 5p, each kind of kong: 根 only when gen_counts_kongs.
     ("123456789m99m", ("kong:5p",), 2, 1),
     ("123456789m99m", ("addkong:5p",), 2, 1),
@@ -171,7 +171,7 @@ def test_gen(hand: str, melds: tuple[str, ...], with_kongs: int, without: int) -
     assert win(hand, melds, rules=off).total_fan == without
     ms = [parse_meld(m) for m in melds]
     assert gen_count(counts_of(hand), ms, on) == 1
-    assert gen_count(counts_of(hand), ms, off) == (1 if not melds else 0)
+    assert gen_count(counts_of(hand), ms, off) == (0 if any(m.is_kong for m in ms) else 1)
 
 
 # ---------------------------------------------------------------- cap and self-draw bonus (S9-S11)
@@ -262,6 +262,14 @@ def test_ready_points(hand: str, melds: tuple[str, ...], void: int | None, point
     ms = [parse_meld(m) for m in melds]
     for rules in (HAPPY, QQ):  # no self-draw bonus at 查大叫, so both presets agree
         assert ready_points(counts_of(hand), ms, rules, void) == points
+
+
+@pytest.mark.parametrize("gen_counts_kongs", [True, False])
+def test_ready_points_count_a_pong_plus_its_fourth_tile(gen_counts_kongs: bool) -> None:
+    # S15.2 with S9: 123456m 99m 56p + a 5p pong waits 4p / 7p; either way 平胡 1 + 根 1 (the
+    # pong plus the 4th 5p in hand, an undeclared four) = 2 fan → 12.
+    rules = blood_battle_rules("happy", gen_counts_kongs=gen_counts_kongs)
+    assert ready_points(counts_of("123456m99m56p"), [parse_meld("pong:5p")], rules) == 12
 
 
 def test_ready_points_capped() -> None:

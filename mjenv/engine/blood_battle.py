@@ -100,12 +100,15 @@ class BloodBattleGame(GameCore):
             mask[L.PASS] = 1
         elif self.phase == "rob":
             mask[L.ROB_KONG] = 1
-            mask[L.PASS] = 1
+            if not self._forced():
+                mask[L.PASS] = 1
         return mask
 
     def _forced(self) -> bool:
-        """S13: with <= 4 tiles left a seat that can win must win."""
-        return self.rules.forced_win_last_four and self.wall_count <= 4
+        """S13: once a draw (head or tail) has taken one of the last four tiles, every win must
+        be taken. Only draws empty the wall, so that is exactly when <= 3 tiles are left: the
+        fifth-last tile (drawn with 5 left) and a discard after it are outside the window."""
+        return self.rules.forced_win_last_four and self.wall_count <= 3
 
     def _self_kongs(self, s: int) -> list[int]:
         """Kinds the seat may kong on its own turn: 暗杠 or 面下杠 (S5), never its void suit."""

@@ -27,8 +27,10 @@ flower, the last replacement the dealer got.
 
 Win context (J9): 和绝张 when the winning kind's other three copies are visible — in the rivers,
 in exposed melds (吃/碰/直杠/加杠; not 暗杠, which lie face down) or as the face-up 财神
-indicator; the winning tile itself and concealed hands never count. 海底捞月 / 妙手回春 when the
-wall is empty. Seat winds count from the dealer (dealer = East); the prevailing wind is given.
+indicator; the winning tile itself and concealed hands never count. 海底捞月 / 妙手回春 when no
+non-flower tile is left to draw (J8: the last tile is the last non-flower tile drawn; it is also
+the bird, and no kong is offered after it). Seat winds count from the dealer (dealer = East);
+the prevailing wind is given.
 
 Phases: ``turn``, ``claim`` (胡 / 杠 / 碰 / 吃 / pass, asked seat by seat from the discarder,
 resolved together: 胡 > 杠/碰 > 吃, several 胡 → the first in turn order wins, J3), ``rob``
@@ -89,11 +91,12 @@ class JoyMahjongGame(GameCore):
         self.indicator = -1
         self.indicator_flowers: list[int] = []  # flowers flipped as indicators, out of play
         self.wild = -1
+        self.last_drawn = -1  # the last non-flower tile drawn from the wall: 海底's bird (J8)
         self.bird: int | None = None  # the bird's kind and seat after a win (J8)
         self.bird_seat: int | None = None
         self.next_dealer = (self.dealer + 1) % N_SEATS  # J10: the deal passes every hand
         self._win_scores: dict[tuple[int, int, str, bytes], joy.JoyScore | None] = {}
-        # Per seat: (its 3n+1 concealed tiles and melded tiles, whether they win with one more wildcard).
+        # Per seat: (its 3n+1 concealed tiles and melded tiles, whether some tile completes them).
         self._ready_cache: list[tuple[bytes, bool] | None] = [None] * N_SEATS
         self._deal()
 
@@ -116,7 +119,7 @@ class JoyMahjongGame(GameCore):
             held[self.dealer].append(k)
         else:
             self.hands[self.dealer][k] += 1
-            self.drawn = k
+            self.drawn = self.last_drawn = k
             self.events.append({"type": "tsumo", "actor": self.dealer, "pai": tiles.name(k)})
         for i in range(N_SEATS):
             seat = (self.dealer + i) % N_SEATS
@@ -168,12 +171,14 @@ class JoyMahjongGame(GameCore):
                     break
             self.events.append({"type": "tsumo", "actor": s, "pai": tiles.name(k), "replacement": True})
             self.hands[s][k] += 1
+            self.last_drawn = k
             return k, True
         event = {"type": "tsumo", "actor": s, "pai": tiles.name(k)}
         if from_tail:
             event["replacement"] = True
         self.events.append(event)
         self.hands[s][k] += 1
+        self.last_drawn = k
         return k, False
 
     def _next_draw(self, after: int) -> None:
@@ -207,7 +212,7 @@ class JoyMahjongGame(GameCore):
             if self.drawn is not None and self._win_score(s, self.drawn, "self") is not None:
                 mask[L.HU] = 1
             mask[L.DISCARD : L.DISCARD + tiles.N_KINDS] = np.frombuffer(hand, np.uint8) > 0
-            if self.wall_count > 0:
+            if not self._wall_spent():
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
         elif self.phase == "claim":
@@ -216,7 +221,7 @@ class JoyMahjongGame(GameCore):
                 mask[L.HU] = 1
             if hand[k] >= 2:
                 mask[L.PONG] = 1
-                if hand[k] == 3 and self.wall_count > 0:
+                if hand[k] == 3 and not self._wall_spent():
                     mask[L.DIRECT_KONG] = 1
             if s == (self.claim_from + 1) % N_SEATS:
                 for shape in self._chows(s, k):
@@ -286,17 +291,15 @@ class JoyMahjongGame(GameCore):
         return score
 
     def _ready(self, s: int) -> bool:
-        """Whether seat s's 3n+1 concealed tiles win with one more wildcard, cached until they
-        change: a wildcard can stand for any tile, so no tile completes a hand that fails this
-        (the fast pre-check of every win test; most hands are far from ready)."""
+        """Whether some tile completes seat s's 3n+1 concealed tiles (:func:`joy.can_complete`),
+        cached until they change: the fast pre-check of every win test (most hands are far from
+        ready)."""
         hand = self.hands[s]
         key = bytes(hand) + bytes(self.meld_counts[s])
         cached = self._ready_cache[s]
         if cached is None or cached[0] != key:
-            hand[self.wild] += 1
             melded = self.meld_counts[s] if self.melds[s] else None
-            cached = self._ready_cache[s] = (key, joy.can_win(hand, len(self.melds[s]), self.wild, melded))
-            hand[self.wild] -= 1
+            cached = self._ready_cache[s] = (key, joy.can_complete(hand, len(self.melds[s]), self.wild, melded))
         return cached[1]
 
     def _score(self, s: int, k: int, how: str, seen: int) -> joy.JoyScore | None:
@@ -304,10 +307,17 @@ class JoyMahjongGame(GameCore):
         ``seen``: the other copies of k face up (和绝张 at 3)."""
         ctx = joy.JoyContext(
             self_drawn=how == "self", after_kong=how == "self" and self.after_kong,
-            rob_kong=how == "rob", last_tile=how != "rob" and self.wall_count == 0,
+            rob_kong=how == "rob", last_tile=how != "rob" and self._wall_spent(),
             fourth_tile=seen == 3, seat_wind=self.seat_winds[s],
             prevailing_wind=self.prevailing_wind, flowers=len(self.flowers[s]))
         return joy.score_win(self.hands[s], self.melds[s], k, self.wild, ctx, self.rules)
+
+    def _wall_spent(self) -> bool:
+        """J8/J9: only flowers (or nothing) left to draw: the last tile has been drawn (海底), and
+        no kong is offered, as with an empty wall."""
+        if self.head < self.tail and self.wall[self.head] < tiles.N_KINDS:
+            return False  # the common case, without copying the wall
+        return joy_settlement.wall_spent(self.wall[self.head : self.tail])
 
     def _visible(self, k: int) -> int:
         """Copies of kind k face up on the table: rivers, exposed melds, the indicator (和绝张)."""
@@ -396,11 +406,9 @@ class JoyMahjongGame(GameCore):
             "type": "hora", "actor": w, "target": w if source is None else source, "pai": tiles.name(k),
             "fans": [[f.name, f.total] for f in score.fans], "fan": score.fan, "X": score.X,
         })
-        last = how != "rob" and self.wall_count == 0
-        self.bird = joy_settlement.bird_tile(self.wall[self.head : self.tail], k, last)
-        if self.bird is not None:
-            self.bird_seat = joy_settlement.bird_seat(self.bird, self.dealer)
-            self.events.append({"type": "bird", "pai": tiles.name(self.bird), "seat": self.bird_seat})
+        self.bird = joy_settlement.bird_tile(self.wall[self.head : self.tail], self.last_drawn)
+        self.bird_seat = joy_settlement.bird_seat(self.bird, self.dealer)
+        self.events.append({"type": "bird", "pai": tiles.name(self.bird), "seat": self.bird_seat})
         pairs = joy_settlement.payment_pairs(w, source, self.dealer, self.bird_seat, score.X,
                                              self.rules, fan=score.fan)
         for payer, payee, points in pairs:

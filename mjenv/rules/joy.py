@@ -51,7 +51,8 @@ Choices where the rules are silent (documented here, tested in tests/test_joy_wi
   counts 和绝张 when three copies of the winning kind are in the player's own pong (visible), and
   drops it when the concealed hand holds another copy; both apply to substituted tiles too.
 - ``after_kong`` counts (杠上开花) only on a self-drawn win — MCR has no fan for a discard after a
-  kong — and, as in PyMahjongGB, only when the player has declared a kong; ``rob_kong`` (抢杠和)
+  kong; a self-drawn ``after_kong`` without a declared kong is refused (ValueError), as the
+  blood battle's 杠上花 is; ``rob_kong`` (抢杠和)
   only when the winning kind appears nowhere else in the hand or melds. ``last_tile`` is
   妙手回春 when self-drawn and 海底捞月 on a discard.
 """
@@ -67,7 +68,7 @@ import numpy as np
 from MahjongGB import MahjongFanCalculator
 
 from ..config import JoyMahjongRules
-from ..melds import Meld
+from ..melds import Meld, check_replacement_win
 from ..tiles import name as tile_name
 from .shapes import Counts
 
@@ -410,6 +411,9 @@ def can_win(concealed: Counts, n_melds: int, wild: Optional[int],
     if sum(data) + w != 14 - 3 * n_melds:
         raise ValueError(f"can_win needs {14 - 3 * n_melds} concealed tiles with {n_melds} "
                          f"melds, got {sum(data) + w}")
+    if w > 4:  # the group tables stop at four stand-ins
+        raise ValueError(f"can_win takes at most four wildcards, got {w}; to ask whether any "
+                         "tile completes a hand use can_complete")
     extra = None
     if meld_counts is not None:
         extra = bytes(_as_bytes(meld_counts))
@@ -442,6 +446,30 @@ def can_win(concealed: Counts, n_melds: int, wild: Optional[int],
     if 9 - g0.knit_max - g1.knit_max - g2.knit_max > w:
         return False  # too few knitted tiles for any 组合龙
     return _knitted_straight_ok(data, extra, gs, w)
+
+
+def can_complete(concealed: Counts, n_melds: int, wild: Optional[int],
+                 meld_counts: Optional[Counts] = None) -> bool:
+    """J2: whether some tile completes the 3n+1 concealed tiles into a win (the engine's
+    pre-check of every win test).
+
+    A wildcard may stand for any tile (within the fifth-copy limit a real tile also obeys), so
+    the hand wins on some tile exactly when it wins with one more wildcard. With all four
+    wildcards held there is no fifth to add: each other kind is tried as the winning tile.
+    """
+    data = _as_bytes(concealed)
+    if wild is not None and data[wild] < 4:
+        data[wild] += 1
+        return can_win(data, n_melds, wild, meld_counts)
+    melded = _as_bytes(meld_counts) if meld_counts is not None else bytearray(N_KINDS)
+    for k in range(N_KINDS):
+        if k != wild and data[k] + melded[k] < 4:
+            data[k] += 1
+            wins = can_win(data, n_melds, wild, meld_counts)
+            data[k] -= 1
+            if wins:
+                return True
+    return False
 
 
 def _knitted_suits_ok(gs: Sequence[_Group]) -> bool:
@@ -797,6 +825,7 @@ def check_hand(concealed: Counts, melds: Sequence[Meld], win_tile: int, wild: Op
     extra = [tile_name(k) for k in range(N_KINDS) if owned[k] > 4]
     if extra:
         raise ValueError(f"more than four copies of {', '.join(extra)} (hand and melds together)")
+    check_replacement_win(melds, ctx.self_drawn, ctx.after_kong, "杠上开花")
     if win_tile == wild and not ctx.self_drawn:
         raise ValueError("a discarded wildcard cannot be claimed, not even to win (J2): a "
                          "wildcard winning tile must be self_drawn")
@@ -808,7 +837,8 @@ def score_win(concealed: Counts, melds: Sequence[Meld], win_tile: int, wild: Opt
     """J2, J4, J5: the best score of a win over every legal wildcard substitution; None if no
     substitution makes a winning shape. ``concealed`` includes ``win_tile``; ``wild`` is the
     wildcard kind (None: no wildcards). The eight_fan minimum is :func:`is_legal_win`'s job.
-    Malformed input (counts, fifth copies, a wildcard in a meld, a claimed wildcard) raises
+    Malformed input (counts, fifth copies, a wildcard in a meld, a claimed wildcard, 杠上开花
+    without a kong) raises
     ValueError.
     """
     melds = tuple(melds)

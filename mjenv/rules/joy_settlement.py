@@ -25,8 +25,6 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any, Sequence
 
-import numpy as np
-
 from ..tiles import N_FLOWERS, N_KINDS, rank_of
 from .beans import settle_points
 
@@ -108,33 +106,36 @@ def bird_seat(bird: int, dealer: int) -> int:
     return (int(dealer) + rank_of(int(bird)) - 1) % N_SEATS
 
 
-def bird_tile(remaining_wall: Sequence[int], win_tile: int, last_tile: bool) -> int | None:
-    """J8: the bird's tile kind after a win, or None when there is no bird.
+def wall_spent(remaining_wall: Sequence[int]) -> bool:
+    """J8/J9: no non-flower tile is left to draw, so the last tile drawn was the wall's last
+    tile (海底: 妙手回春 on it, 海底捞月 on the discard after it). ``remaining_wall`` as in
+    :func:`bird_tile`; a wall of flowers only is spent."""
+    return all(kind >= N_KINDS for kind in remaining_wall)
+
+
+def bird_tile(remaining_wall: Sequence[int], last_drawn: int) -> int:
+    """J8: the bird's tile kind after a win.
 
     ``remaining_wall`` is the wall still to be drawn, head (the next draw) first — what the
     engine holds as ``wall[head:tail]``; the 财神 indicator is already out of it (J2).
-    ``win_tile`` is the winning tile's kind (never a flower). ``last_tile``: the win was on
-    the last tile of the wall (海底: 妙手回春 or 海底捞月).
+    ``last_drawn`` is the last non-flower tile drawn from the wall (head or tail) in the hand.
 
-    - On a last-tile win the winning tile itself is the bird.
-    - Otherwise the bird is the first non-flower tile of ``remaining_wall`` (flowers skipped).
-    - If no non-flower tile remains and the win was not flagged last-tile, there is no bird:
-      the function returns None and nothing is doubled (``payments(..., bird=None)``).
+    - The bird is the first non-flower tile of ``remaining_wall`` (flowers skipped).
+    - When none is left (:func:`wall_spent`: the wall is empty or holds only flowers), the win
+      came on the last tile or on the discard after it (海底), and the bird is that last tile,
+      ``last_drawn`` (seed 000: 如果海底胡，即以海底為牌為鳥).
 
     The bird is only looked at, not drawn: it does not change the wall.
     """
-    _check_kind("win_tile", win_tile)
-    if win_tile >= N_KINDS:
-        raise ValueError(f"win_tile must not be a flower (a flower never wins), got {win_tile!r}")
-    if not isinstance(last_tile, (bool, np.bool_)):
-        raise ValueError(f"last_tile must be a bool, got {last_tile!r}")
-    if bool(last_tile):
-        return int(win_tile)
+    _check_kind("last_drawn", last_drawn)
+    if last_drawn >= N_KINDS:
+        raise ValueError(f"last_drawn must not be a flower (a drawn flower is set aside and "
+                         f"replaced, J1), got {last_drawn!r}")
     for i, kind in enumerate(remaining_wall):
         _check_kind(f"remaining_wall[{i}]", kind)
         if kind < N_KINDS:
             return int(kind)
-    return None
+    return int(last_drawn)
 
 
 def _dealer_factor(winner: int, payer: int, dealer: int) -> int:
@@ -243,5 +244,5 @@ def settle_hand(deltas_points: Sequence[int] | None, rules: Any) -> list[int]:
 
 __all__ = [
     "EIGHT_FAN_MINIMUM", "MCR_FLAT", "NO_FAN_BASE", "ROOMS", "bird_seat", "bird_tile",
-    "payment_pairs", "payments", "room_allows_win", "room_base", "settle_hand",
+    "payment_pairs", "payments", "room_allows_win", "room_base", "settle_hand", "wall_spent",
 ]

@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..config import BloodBattleRules
-from ..melds import Meld
+from ..melds import Meld, check_replacement_win
 from .shapes import Counts, Decomposition, decompositions, is_seven_pairs, waits
 
 
@@ -135,11 +135,12 @@ def is_flower_pig(concealed: Counts, melds: Sequence[Meld] = ()) -> bool:
 def gen_count(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules) -> int:
     """S9 根: kinds the player owns all four of (kongs, four in hand, pong + 4th in hand).
 
-    With ``rules.gen_counts_kongs`` false only four in the concealed hand count.
+    With ``rules.gen_counts_kongs`` false declared kongs do not count; every undeclared four
+    still does, a 碰 plus its 4th tile in hand included (seed 004: 四张同样的牌不作杠算1根).
     """
     c = _counts(concealed)
-    if rules.gen_counts_kongs:
-        for m in melds:
+    for m in melds:
+        if rules.gen_counts_kongs or not m.is_kong:
             for k in m.kinds():
                 c[k] += 1
     return sum(1 for x in c if x >= 4)
@@ -180,10 +181,12 @@ def score_win(concealed: Counts, melds: Sequence[Meld], ctx: WinContext,
     ``concealed`` holds the concealed tiles including the winning tile; ``void`` is the
     seat's 定缺 suit (0 m, 1 p, 2 s). Not a win: no regular/seven-pairs shape, a tile of the
     void suit, three suits, honours, a chow meld (S3), seven pairs with melds, or a tile
-    count that is not 14 (a kong counts 3).
+    count that is not 14 (a kong counts 3). Raises ValueError for 杠上花 (``after_kong`` and
+    ``self_drawn``) without a declared kong.
     """
     c = _counts(concealed)
     melds = tuple(melds)
+    check_replacement_win(melds, ctx.self_drawn, ctx.after_kong, "杠上花")
     if sum(c) + 3 * len(melds) != 14 or any(c[27:]):
         return None
     if any(m.kind == "chow" or m.tile >= 27 for m in melds):
