@@ -51,25 +51,25 @@ def mixed_actions(obs: dict[str, np.ndarray], rng: np.random.Generator) -> np.nd
 
 def check_parity(venv: Any, options: dict[str, Any], seed: int, episodes: int, check_state: bool = True,
                  rng_seed: int = 0) -> dict[str, int]:
-    """Play until every table has finished ``episodes`` episodes; assert parity at every step."""
+    """Play until ``episodes`` episodes have finished over all tables; assert parity at every step
+    (tables keep playing until the total is reached, so every table contributes)."""
     n = venv.num_envs
     refs = [blood_battle_v0.raw_env(**options) for _ in range(n)]
     for i, e in enumerate(refs):
         e.reset(seed=seed + i)
     obs, info = venv.reset(seed=seed)
     rng = np.random.default_rng(rng_seed)
-    finished = np.zeros(n, dtype=np.int64)
-    steps = 0
+    finished, steps = 0, 0
     ends: dict[str, int] = {}
-    while finished.min() < episodes:
+    while finished < episodes:
         _compare(refs, obs, info, venv.state() if check_state else None, steps)
         actions = mixed_actions(obs, rng)
         obs, rewards, term, trunc, info = venv.step(actions)
         steps += 1
+        want = np.zeros((n, 4), dtype=np.float32)
         for i, e in enumerate(refs):
             e.step(int(actions[i]))
-            want = [e.rewards[a] for a in e.possible_agents]
-            assert rewards[i].tolist() == want, f"step {steps} table {i}: rewards {rewards[i]} != {want}"
+            want[i] = [e.rewards[a] for a in e.possible_agents]
             done = all(e.terminations.values())
             assert bool(term[i]) == done, f"step {steps} table {i}: terminated {term[i]} != {done}"
             if done:
@@ -79,21 +79,26 @@ def check_parity(venv: Any, options: dict[str, Any], seed: int, episodes: int, c
                 assert info["end_reason"][i] == reason, f"table {i}: end {info['end_reason'][i]} != {reason}"
                 assert info["won"][i].tolist() == list(e.game.won), f"table {i}: won {info['won'][i]}"
                 ends[reason] = ends.get(reason, 0) + 1
-                finished[i] += 1
+                finished += 1
                 e.reset()
+        _same(rewards, want, "rewards", steps)
     _compare(refs, obs, info, venv.state() if check_state else None, steps)
-    return {"steps": steps, "episodes": int(finished.sum()), **ends}
+    return {"steps": steps, "episodes": finished, **ends}
+
+
+def _same(got: np.ndarray, want: np.ndarray, what: str, steps: int) -> None:
+    """Assert equal arrays over all tables; on a difference name the first table that differs."""
+    if not np.array_equal(got, want):
+        i = next(i for i in range(len(got)) if not np.array_equal(got[i], want[i]))
+        np.testing.assert_array_equal(got[i], want[i], err_msg=f"step {steps} table {i}: {what}")
 
 
 def _compare(refs: list, obs: dict[str, np.ndarray], info: dict[str, Any], state: np.ndarray | None,
              steps: int) -> None:
-    for i, e in enumerate(refs):
-        seat = e.game.current_player
-        assert info["seat"][i] == seat, f"step {steps} table {i}: seat {info['seat'][i]} != {seat}"
-        ref = e.observe(e.agent_selection)
-        np.testing.assert_array_equal(obs["action_mask"][i], ref["action_mask"],
-                                      err_msg=f"step {steps} table {i}: mask")
-        np.testing.assert_array_equal(obs["observation"][i], ref["observation"],
-                                      err_msg=f"step {steps} table {i}: observation")
-        if state is not None:
-            np.testing.assert_array_equal(state[i], e.state(), err_msg=f"step {steps} table {i}: state")
+    seats = np.array([e.game.current_player for e in refs])
+    _same(info["seat"], seats, "seat", steps)
+    ref_obs = [e.observe(e.agent_selection) for e in refs]
+    _same(obs["action_mask"], np.array([o["action_mask"] for o in ref_obs]), "mask", steps)
+    _same(obs["observation"], np.array([o["observation"] for o in ref_obs]), "observation", steps)
+    if state is not None:
+        _same(state, np.array([e.state() for e in refs]), "state", steps)

@@ -28,6 +28,20 @@ def seeded_walls(seed: int, hand_index: int) -> tuple[np.ndarray, int]:
     return wall, int(rng.integers(4))
 
 
+def _scripted(script: dict[str, Any]) -> tuple[np.ndarray | None, int | None]:
+    """The first hand's wall and dealer of ``reset(options={"wall": ..., "dealer": ...})``, checked."""
+    wall = script.get("wall")
+    if wall is not None:
+        wall = np.asarray(wall)
+        if wall.shape != (len(_TILES),) or not np.array_equal(np.sort(wall), _TILES):
+            raise ValueError("a blood-battle wall holds each of the 27 suited kinds exactly 4 times")
+        wall = wall.astype(np.int8)
+    dealer = script.get("dealer")
+    if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+        raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
+    return wall, dealer
+
+
 @njit(cache=True, nogil=True)
 def _step_chunk(st: eng.State, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray,
                 ended: np.ndarray, rules: np.ndarray, table: np.ndarray) -> None:
@@ -87,12 +101,13 @@ class BloodBattleBackend:
         """Deal hand ``hand_indices[j]`` of ``hand_seeds[j]`` on ``tables[j]`` (protocol)."""
         dealers = np.empty(len(tables), dtype=np.int64)
         classic = self.rules.mode == "classic"
+        script_wall, script_dealer = _scripted(script or {})
         for j, (t, seed, hand) in enumerate(zip(tables.tolist(), hand_seeds.tolist(), hand_indices.tolist())):
             wall, dice = seeded_walls(seed, hand)
             dealer = self.st.next_dealer[t] if classic and hand > 0 else dice
-            if script and hand == 0:
-                wall = np.asarray(script.get("wall", wall), dtype=np.int8)
-                dealer = script.get("dealer", dealer)
+            if hand == 0:
+                wall = wall if script_wall is None else script_wall
+                dealer = dealer if script_dealer is None else script_dealer
             self.st.wall[t] = wall
             dealers[j] = dealer
         _deal_chunk(self.st, np.ascontiguousarray(tables, dtype=np.int64), dealers, self._rules, self._table)

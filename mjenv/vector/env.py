@@ -56,14 +56,16 @@ class VectorEnv:
         if seed is not None:
             if not (isinstance(seed, (int, np.integer)) and seed >= 0):
                 raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-            self._rngs = [np.random.default_rng(int(seed) + i) for i in range(self.num_envs)]
-            self._hand_seed[:] = int(seed) + self._all
+            rngs = [np.random.default_rng(int(seed) + i) for i in range(self.num_envs)]
+            seeds = int(seed) + self._all
         else:
-            self._rngs = [np.random.default_rng() for _ in range(self.num_envs)]
-            self._hand_seed[:] = [int(r.integers(2**63)) for r in self._rngs]
+            rngs = [np.random.default_rng() for _ in range(self.num_envs)]
+            seeds = np.array([int(r.integers(2**63)) for r in rngs], dtype=np.int64)
+        # The backend checks a script before it deals any table: bad options change nothing.
+        self.backend.start_hands(self._all, seeds, np.zeros(self.num_envs, dtype=np.int64), options)
+        self._rngs, self._hand_seed[:] = rngs, seeds
         self._hand_index[:] = 0
         self._episode_beans[:] = 0
-        self.backend.start_hands(self._all, self._hand_seed, self._hand_index, options)
         self._ready = True
         self._run(self.backend.observe, self._obs)
         return self._out(), {"seat": self.backend.seat.astype(np.int64)}

@@ -100,8 +100,9 @@ def can_win_now(st: State, t: int, s: int, table: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def forced(st: State, t: int, rules: np.ndarray) -> bool:
-    """S13: with <= 4 tiles left a seat that can win must win."""
-    return rules[R_FORCED] != 0 and wall_count(st, t) <= 4
+    """S13: once a draw has taken one of the wall's last four tiles (<= 3 left) every win must
+    be taken."""
+    return rules[R_FORCED] != 0 and wall_count(st, t) <= 3
 
 
 @njit(cache=True, nogil=True)
@@ -152,8 +153,10 @@ def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int
         n += 1
     else:  # ROB
         mask[ROB_A] = 1
-        mask[PASS_A] = 1
-        n = 2
+        n = 1
+        if not forced(st, t, rules):
+            mask[PASS_A] = 1
+            n = 2
     return n
 
 

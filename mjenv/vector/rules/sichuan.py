@@ -64,12 +64,15 @@ def is_flower_pig(h: np.ndarray, meld: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def gen_count(h: np.ndarray, meld: np.ndarray, gen_counts_kongs: bool) -> int:
-    """S9 根: kinds owned four times (kongs and a 碰 + 4th in hand only with gen_counts_kongs)."""
+    """S9 根: kinds owned four times; declared kongs only with gen_counts_kongs, a 碰 plus its
+    4th tile in hand always (revised S9)."""
     n = 0
     for k in range(27):
         owned = h[k]
-        if gen_counts_kongs and meld[k]:
-            owned += 3 if meld[k] == PONG else 4
+        if meld[k] == PONG:
+            owned += 3
+        elif meld[k] and gen_counts_kongs:
+            owned += 4
         if owned >= 4:
             n += 1
     return n
