@@ -92,9 +92,9 @@ class BloodBattleBackend:
         self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
-        self.st = eng.new_state(num_envs)
-        self.seat = self.st.current  # a view: refreshed by the engine
-        self.mask = self.st.mask
+        self.st, self.arrays = eng.new_state(num_envs)
+        self.seat = self.arrays.current  # the engine's own buffers
+        self.mask = self.arrays.mask
 
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
                     script: dict[str, Any] | None = None) -> None:
@@ -104,11 +104,11 @@ class BloodBattleBackend:
         script_wall, script_dealer = _scripted(script or {})
         for j, (t, seed, hand) in enumerate(zip(tables.tolist(), hand_seeds.tolist(), hand_indices.tolist())):
             wall, dice = seeded_walls(seed, hand)
-            dealer = self.st.next_dealer[t] if classic and hand > 0 else dice
+            dealer = self.arrays.next_dealer[t] if classic and hand > 0 else dice
             if hand == 0:
                 wall = wall if script_wall is None else script_wall
                 dealer = dealer if script_dealer is None else script_dealer
-            self.st.wall[t] = wall
+            self.arrays.wall[t] = wall
             dealers[j] = dealer
         _deal_chunk(self.st, np.ascontiguousarray(tables, dtype=np.int64), dealers, self._rules, self._table)
 
@@ -126,4 +126,4 @@ class BloodBattleBackend:
         _state_all(self.st, out, self.bean_scale)
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
-        return {"end_reason": self.st.end_reason[tables].copy(), "won": self.st.won[tables] != 0}
+        return {"end_reason": self.arrays.end_reason[tables].copy(), "won": self.arrays.won[tables] != 0}

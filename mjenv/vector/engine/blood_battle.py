@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from ...actions import BLOOD_BATTLE as L
 from ..rules.shapes import suited_is_wait
@@ -31,19 +32,35 @@ END_NONE, END_WIN, END_DRAW = 0, 1, 2
 DISCARD_A, KONG_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, VOID_A, N_ACTIONS = (
     L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS, L.VOID, L.n)
 
-State = namedtuple("State", [
+FIELDS = (
     "wall", "head", "tail", "dealer", "hands", "meld", "n_melds", "river", "river_len", "river_counts",
     "won", "win_tile", "beans", "void", "discarded", "any_call", "kong_maker", "kong_pay",
     "kong_transferred", "n_kongs", "last_kong", "kong_discard", "phase", "current", "drawn",
     "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos", "end_reason",
     "next_dealer", "mask", "delta",
-])
+)
+Arrays = namedtuple("Arrays", FIELDS)
+"""The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
 
 
-def new_state(n: int) -> State:
-    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table)."""
+@structref.register
+class StateType(types.StructRef):
+    def preprocess_fields(self, fields: tuple) -> tuple:
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class State(structref.StructRefProxy):
+    """The arrays of every table, passed to compiled functions by reference: one pointer per call
+    instead of a tuple of 36 arrays (whose reference counts every call would touch)."""
+
+
+structref.define_proxy(State, StateType, list(FIELDS))
+
+
+def new_state(n: int) -> tuple[State, Arrays]:
+    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them."""
     i8, i16, i64 = np.int8, np.int16, np.int64
-    return State(
+    arrays = Arrays(
         wall=np.zeros((n, N_TILES), i8), head=np.zeros(n, i16), tail=np.zeros(n, i16), dealer=np.zeros(n, i8),
         hands=np.zeros((n, 4, W), i8), meld=np.zeros((n, 4, W), i8), n_melds=np.zeros((n, 4), i8),
         river=np.zeros((n, 4, MAX_RIVER), i8), river_len=np.zeros((n, 4), i8),
@@ -58,6 +75,7 @@ def new_state(n: int) -> State:
         q_pos=np.zeros(n, i8), end_reason=np.zeros(n, i8), next_dealer=np.zeros(n, i8),
         mask=np.zeros((n, N_ACTIONS), i8), delta=np.zeros((n, 4), i64),
     )
+    return State(*arrays), arrays
 
 
 # ------------------------------------------------------------------ queries
