@@ -266,3 +266,17 @@ def test_scripted_scenarios_replay_in_parity(monkeypatch):
     moves = sum(len(g.record[3]) for g in games)
     assert replayed == len(games), f"{replayed} of {len(games)} scripted games followed to where they stop"
     print(f"{replayed} of {len(games)} scripted games followed, {compared} of {moves} moves compared")
+
+
+def test_active_tables_step_and_the_others_wait():
+    venv = mv.make("blood_battle", 4)
+    obs, info = venv.reset(seed=2)
+    before = venv.state()
+    actions = mixed_actions(obs, np.random.default_rng(0))
+    active = np.array([True, False, True, False])
+    actions[1] = 999  # ignored: table 1 does not play
+    obs2, rewards, term, trunc, info2 = venv.step(actions, active)
+    after = venv.state()
+    np.testing.assert_array_equal(after[~active], before[~active])
+    assert not np.array_equal(after[active], before[active])
+    assert (rewards[~active] == 0).all() and (info2["seat"][~active] == info["seat"][~active]).all()

@@ -44,7 +44,7 @@ def _drop_stale_cache() -> None:
 
 _drop_stale_cache()
 
-__all__ = ["Backend", "make"]
+__all__ = ["Backend", "SingleSeatVectorEnv", "make"]
 
 GAMES = ("blood_battle", "joy_mahjong")
 
@@ -74,3 +74,12 @@ def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, *
     if not (isinstance(num_threads, int) and num_threads >= 1):
         raise ValueError(f"num_threads must be an int >= 1, got {num_threads!r}")
     return VectorEnv(_backend(game, num_envs, options), num_threads=num_threads, copy=copy)
+
+
+def __getattr__(name: str) -> Any:
+    """``SingleSeatVectorEnv`` on first use (it imports gymnasium's vector API)."""
+    if name == "SingleSeatVectorEnv":
+        from .single_seat import SingleSeatVectorEnv
+
+        return SingleSeatVectorEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

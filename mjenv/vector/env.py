@@ -67,21 +67,35 @@ class VectorEnv:
         self._hand_index[:] = 0
         self._episode_beans[:] = 0
         self._ready = True
-        self._run(self.backend.observe, self._obs)
+        self._map(lambda c: self.backend.observe(c, self._obs), self._chunks)
         return self._out(), {"seat": self.backend.seat.astype(np.int64)}
 
-    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action per table for its seat to act; finished episodes restart at once."""
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per table for its seat to act; finished episodes restart at once.
+
+        ``active`` (bool (N,), default all): only these tables play; the others keep waiting on
+        the same decision (their actions are ignored, their rewards are 0).
+        """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        actions = self._check(actions)
+        if active is None:
+            tables, chunks = self._all, self._chunks
+        else:
+            active = np.asarray(active, dtype=np.bool_)
+            if active.shape != (self.num_envs,):
+                raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.shape}")
+            tables = np.flatnonzero(active)
+            chunks = [c for c in np.array_split(tables, self.num_threads) if len(c)]
+        actions = self._check(actions, tables)
         b = self.backend
         ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._delta[:] = 0
 
         def run(chunk: np.ndarray) -> None:
             ended[chunk] = b.step(actions, chunk, self._delta)
 
-        self._map(run)
+        self._map(run, chunks)
         rewards = self._delta.astype(np.float32)
         self._episode_beans += self._delta
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
@@ -106,7 +120,7 @@ class VectorEnv:
                 for t in over.tolist():
                     self._hand_seed[t] = int(self._rngs[t].integers(2**63))
             b.start_hands(done, self._hand_seed[done], self._hand_index[done])
-        self._run(b.observe, self._obs)
+        self._map(lambda c: b.observe(c, self._obs), chunks)
         info["seat"] = b.seat.astype(np.int64)
         return self._out(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
@@ -127,38 +141,37 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ helpers
 
-    def _check(self, actions: Any) -> np.ndarray:
-        """Validate every table's action before any table is stepped."""
+    def _check(self, actions: Any, tables: np.ndarray) -> np.ndarray:
+        """Validate the listed tables' actions before any table is stepped."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ValueError(f"actions must be an int array of shape ({self.num_envs},), "
                              f"got {a.dtype} {a.shape}")
         a = a.astype(np.int64)
         mask = self.backend.mask
-        inside = (a >= 0) & (a < mask.shape[1])
+        at = a[tables]
+        inside = (at >= 0) & (at < mask.shape[1])
         ok = inside.copy()
-        ok[inside] = mask[self._all[inside], a[inside]] != 0
+        ok[inside] = mask[tables[inside], at[inside]] != 0
         if not ok.all():
-            t = int(np.flatnonzero(~ok)[0])
+            j = int(np.flatnonzero(~ok)[0])
+            t = int(tables[j])
             layout = self.backend.layout
-            name = layout.name(int(a[t])) if inside[t] else "outside the action space"
+            name = layout.name(int(a[t])) if inside[j] else "outside the action space"
             legal = ", ".join(f"{x} ({layout.name(x)})" for x in np.flatnonzero(mask[t]))
             raise IllegalActionError(
                 f"table {t}: illegal action {int(a[t])} ({name}) for seat {int(self.backend.seat[t])}; "
                 f"legal: {legal}; no table was stepped")
         return a
 
-    def _map(self, fn: Callable[[np.ndarray], None]) -> None:
+    def _map(self, fn: Callable[[np.ndarray], None], chunks: list[np.ndarray]) -> None:
         """Run ``fn`` over the table chunks, on the thread pool when there is one."""
-        if self._pool is None:
-            for c in self._chunks:
+        if self._pool is None or len(chunks) < 2:
+            for c in chunks:
                 fn(c)
         else:
-            for f in [self._pool.submit(fn, c) for c in self._chunks]:
+            for f in [self._pool.submit(fn, c) for c in chunks]:
                 f.result()
-
-    def _run(self, method: Callable[[np.ndarray, np.ndarray], None], out: np.ndarray) -> None:
-        self._map(lambda c: method(c, out))
 
     def _out(self) -> dict[str, np.ndarray]:
         if self.copy:
