@@ -1,5 +1,26 @@
 """The batched env of :mod:`mjenv.vector`: seeding, episodes, autoreset, validation and threads,
-shared by every game backend (:mod:`.backend`).
+shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide.
+
+======================  =====================================================================
+Make                    ``mjenv.vector.make(game, num_envs, num_threads=1, copy=True, **options)``;
+                        ``options``: the AEC env's (preset, mode, room, rule fields, match_hands)
+Reset                   ``obs, info = reset(seed=s)``: table i plays what ``raw_env`` plays after
+                        ``reset(seed=s+i)`` and unseeded resets after each episode
+Observation             ``{"observation": float32 (N, *obs_shape), "action_mask": int8 (N, A)}``
+                        of the seat to act at each table (``info["seat"]``), the AEC encoder's values
+Step                    ``step(actions, active=None)``: int (N,), one per table; ``active`` limits
+                        the tables that play (the others wait)
+Rewards                 float32 (N, 4): every seat's bean change from this step (``raw_env.rewards``)
+Episode end             ``terminated[i]``; same-step autoreset: ``obs[i]`` is the next episode's first
+                        decision; ``info["beans"]``, ``info["end_reason"]``, ``info["won"]`` where
+                        ``info["_final"]``; never truncated
+State                   ``state()``: float32 (N, *state_shape), the AEC env's ``state()``
+Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
+Bad input               an illegal action at any table raises IllegalActionError naming the table,
+                        the action and the legal ones; no table is stepped
+======================  =====================================================================
+
+Version history: v0 (mjenv 0.1.0) first release, blood battle and Joy Mahjong backends.
 """
 
 from __future__ import annotations

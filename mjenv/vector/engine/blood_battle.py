@@ -12,18 +12,19 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.experimental import structref
 
 from ...actions import BLOOD_BATTLE as L
 from ..rules.shapes import suited_is_wait
+from .structs import ArraysType
 from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_CLASSIC,
                              R_COEF, R_CONCEALED, R_DIRECT, R_FORCED, R_PIG, R_RAKE, R_TRANSFER, ROB_KONG,
                              SELF_DRAWN, is_flower_pig, ready_points, score_win)
 
 N_TILES = 108
 W = 27  # kinds
-MAX_RIVER = 40  # a seat draws at most 55 − 3·(others' draws) tiles; 40 is never reached
+MAX_RIVER = 40  # >= 2 seats stay in play and alternate draws: <= 28 draws + 4 碰 + the dealer's 14th
 MAX_KONGS = 27  # one kong per kind at most
 VOID_PHASE, TURN, CLAIM, ROB, OVER = 0, 1, 2, 3, 4
 """Phases; the first four are the reference's ``void``, ``turn``, ``claim``, ``rob`` (encoder order)."""
@@ -44,9 +45,8 @@ Arrays = namedtuple("Arrays", FIELDS)
 
 
 @structref.register
-class StateType(types.StructRef):
-    def preprocess_fields(self, fields: tuple) -> tuple:
-        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+class StateType(ArraysType):
+    """The numba type of :class:`State`."""
 
 
 class State(structref.StructRefProxy):
