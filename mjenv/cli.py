@@ -163,7 +163,8 @@ def _run_bench(args: argparse.Namespace) -> int:
     try:
         if args.vector:
             result = benchmark.run_vector(args.game, args.preset, args.tables, args.steps, args.repeats,
-                                          args.decisions, memory=not args.no_memory)
+                                          args.decisions, memory=not args.no_memory,
+                                          compile_times=not args.no_compile)
         else:
             result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory)
     except ValueError as exc:  # bad preset / room, decisions or repeats
@@ -191,6 +192,7 @@ def _add_bench_parser(sub: Any) -> None:
                         "10,000-table memory, JIT start cold and cached; --decisions sets RLCard's")
     p.add_argument("--tables", type=int, default=1024, help="--vector: tables played in lockstep")
     p.add_argument("--steps", type=int, default=200, help="--vector: batched steps per repeat")
+    p.add_argument("--no-compile", action="store_true", help="--vector: skip the JIT start figures")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_run_bench)
 

@@ -280,3 +280,22 @@ def test_active_tables_step_and_the_others_wait():
     np.testing.assert_array_equal(after[~active], before[~active])
     assert not np.array_equal(after[active], before[active])
     assert (rewards[~active] == 0).all() and (info2["seat"][~active] == info["seat"][~active]).all()
+
+
+def test_bench_vector_cli(capsys):
+    import json
+
+    from mjenv import benchmark
+    from mjenv.cli import main
+
+    assert main(["bench", "--vector", "--tables", "8", "--steps", "3", "--repeats", "1", "--decisions", "200",
+                 "--no-memory", "--no-compile", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["game"] == "blood_battle" and result["num_envs"] == 8
+    assert result["vector_1t_cpu"] > 0 and result["engine_only_cpu"] > 0
+    assert result["two_thread_speedup"] == pytest.approx(result["vector_2t_wall"] / result["vector_1t_wall"])
+    if "rlcard_mahjong" in result:
+        assert result["ratio_1t_cpu_vs_rlcard"] == pytest.approx(result["vector_1t_cpu"] / result["rlcard_mahjong"])
+    assert "8 tables" in benchmark.format_vector(result)
+    assert main(["bench", "--vector", "--tables", "0", "--no-memory"]) == 2
+    assert "num_envs" in capsys.readouterr().err

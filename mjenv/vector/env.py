@@ -125,14 +125,14 @@ class VectorEnv:
         if len(done):
             result = b.hand_result(done)
             self._hand_index[done] += 1
-            over = done[self._hand_index[done] >= self.match_hands]
+            last = self._hand_index[done] >= self.match_hands  # the episode's last hand ended
+            over = done[last]
             if len(over):
                 terminated[over] = True
                 beans = np.zeros((self.num_envs, 4), dtype=np.int64)
                 beans[over] = self._episode_beans[over]
                 reason = np.full(self.num_envs, "", dtype=object)
                 won = np.zeros((self.num_envs, 4), dtype=np.bool_)
-                last = self._hand_index[done] >= self.match_hands
                 reason[over] = [END_REASONS[c] for c in result["end_reason"][last]]
                 won[over] = result["won"][last]
                 info.update(beans=beans, end_reason=reason, won=won, _final=terminated.copy())
