@@ -13,6 +13,8 @@ import pytest
 from mjenv.rules import joy, joy_settlement
 from mjenv.vector.rules import joy as vjoy
 
+TABLES = vjoy.need_tables()
+
 
 def _random_case(rng: np.random.Generator) -> tuple[np.ndarray, int, int, np.ndarray]:
     """(concealed counts, declared melds, wildcard kind, meld tile counts) of a 14-tile hand."""
@@ -76,21 +78,28 @@ def test_can_win_agrees_with_the_reference_on_random_hands():
     for _ in range(30000):
         hand, n_melds, wild, melds = _random_case(rng)
         ref = joy.can_win(hand, n_melds, wild, melds if n_melds else None)
-        assert vjoy.can_win(hand, n_melds, wild, melds) == ref, (hand.tolist(), n_melds, wild, melds.tolist())
+        assert vjoy.can_win(hand, n_melds, wild, melds, *TABLES) == ref, (hand.tolist(), n_melds, wild, melds.tolist())
         wins += ref
     assert wins > 3000  # the generator reaches winning hands, not only losing ones
 
 
-def test_ready_precheck_with_an_added_wildcard_agrees():
-    """The engine's 听 pre-check adds one wildcard to 13 tiles (up to five wildcards)."""
+def test_ready_precheck_agrees_with_can_complete():
+    """The engine's pre-check on 3n+1 tiles, all four wildcards held included (J2)."""
     rng = np.random.default_rng(8)
-    for _ in range(5000):
+    four = 0
+    for i in range(6000):
         hand, n_melds, wild, melds = _random_case(rng)
+        if i % 3 == 0 and hand[wild] < 4 and melds[wild] == 0:  # hold all four wildcards
+            while hand[wild] < 4:
+                others = [k for k in np.flatnonzero(hand) if k != wild]
+                hand[others[int(rng.integers(len(others)))]] -= 1
+                hand[wild] += 1
         nz = np.flatnonzero(hand)
         hand[nz[int(rng.integers(len(nz)))]] -= 1
-        hand[wild] += 1
-        ref = joy.can_win(hand, n_melds, wild, melds if n_melds else None)
-        assert vjoy.can_win(hand, n_melds, wild, melds) == ref
+        four += hand[wild] == 4
+        ref = joy.can_complete(hand, n_melds, wild, melds if n_melds else None)
+        assert vjoy.can_complete(hand, n_melds, wild, melds, *TABLES) == ref, (hand.tolist(), n_melds, wild)
+    assert four > 500
 
 
 @pytest.mark.parametrize("text,wild,expected", [
@@ -107,8 +116,24 @@ def test_named_shapes(text, wild, expected):
     for k in tiles.parse(text):
         hand[k] += 1
     zeros = np.zeros(34, np.int8)
-    assert vjoy.can_win(hand, 0, wild, zeros) is expected
+    assert vjoy.can_win(hand, 0, wild, zeros, *TABLES) is expected
     assert joy.can_win(hand, 0, None if wild < 0 else wild) is expected
+
+
+def test_need_table_is_the_uncapped_dynamic_programme():
+    """Spot rows of the look-up tables against fewest_wild itself."""
+    suit, honour = TABLES
+    rng = np.random.default_rng(11)
+    cur, nxt = np.empty(50, np.int64), np.empty(50, np.int64)
+    for table, size in ((suit, 9), (honour, 7)):
+        for _ in range(2000):
+            h = np.bincount(rng.integers(0, size, int(rng.integers(0, 15))), minlength=size)
+            if h.max() > 4:
+                continue
+            need0, need2 = vjoy.fewest_wild(h.astype(np.int64), np.full(size, 4, np.int64), size,
+                                            size == 9, cur, nxt)
+            key = int(sum(int(c) * 5 ** i for i, c in enumerate(h)))
+            assert (table[key, 0], table[key, 1]) == (need0, need2 - need0)
 
 
 def test_wildcard_bird_and_chow_rules_over_every_input():

@@ -83,10 +83,10 @@ class JoyMahjongBackend:
         self.bean_scale = float(ref.observer.bean_scale)
         self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
         self._rules = eng.rules_array(self.rules)
-        self.st = eng.new_state(num_envs)
+        self.st, self.arrays = eng.new_state(num_envs)
         self._prevailing0 = np.zeros(num_envs, dtype=np.int64)  # the match's first prevailing wind
-        self.seat = self.st.current  # views: refreshed by the engine
-        self.mask = self.st.mask
+        self.seat = self.arrays.current  # the engine's own buffers
+        self.mask = self.arrays.mask
 
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
                     script: dict[str, Any] | None = None) -> None:
@@ -107,7 +107,7 @@ class JoyMahjongBackend:
                     self._apply_script(j, t, script, walls, dealers)
                 prevailing[j] = self._prevailing0[t]
             else:
-                dealers[j] = (self.st.dealer[t] + 1) % 4
+                dealers[j] = (self.arrays.dealer[t] + 1) % 4
                 prevailing[j] = (self._prevailing0[t] + hand // 4) % 4
         _deal_chunk(self.st, self._rules, np.ascontiguousarray(tables, dtype=np.int64), walls,
                     dealers, prevailing)
@@ -148,7 +148,7 @@ class JoyMahjongBackend:
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """The finished hands (protocol), plus the win: ``winner``, ``win_tile``, ``win_from``
         (-1: self-drawn), ``fan``, ``X``, the bird's tile and seat (-1: none)."""
-        st = self.st
+        st = self.arrays
         return {"end_reason": st.end_reason[tables].copy(), "won": st.won[tables] != 0,
                 "winner": st.win_seat[tables].astype(np.int64),
                 "win_tile": st.win_tile[tables].astype(np.int64),

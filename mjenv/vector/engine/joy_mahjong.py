@@ -20,12 +20,14 @@ from functools import lru_cache
 
 import numpy as np
 from numba import njit, objmode
+from numba.experimental import structref
 
 from ...actions import JOY_MAHJONG as L
 from ...config import JoyMahjongRules
 from ...melds import Meld
 from ...rules import joy as ref_joy
-from ..rules.joy import bird_seat, can_win, chow_shapes, wildcard_of
+from ..rules.joy import bird_seat, can_complete, can_win, chow_shapes, need_tables, wildcard_of
+from .structs import ArraysType
 
 N_TILES = 144
 W = 34  # kinds; flowers are 34..41 in the wall
@@ -47,19 +49,36 @@ EIGHT_FAN = 1
 DISCARD_A, KONG_A, CHOW_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, N_ACTIONS = (
     L.DISCARD, L.KONG, L.CHOW, L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS, L.n)
 
-State = namedtuple("State", [
+FIELDS = (
     "wall", "head", "tail", "dealer", "prevailing", "hands", "meld_counts", "meld_kind", "meld_tile",
     "n_melds", "river", "river_len", "river_counts", "flowers", "indicator", "wild", "won",
     "win_seat", "win_tile", "win_from", "win_fan", "win_x", "bird", "bird_seat", "beans", "phase",
     "current", "drawn", "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos",
-    "end_reason", "ready_key", "ready_val", "sc_n", "sc_key", "sc_val", "mask", "delta",
-])
+    "end_reason", "last_drawn", "ready_key", "ready_val", "sc_n", "sc_key", "sc_val", "mask", "delta",
+    "suit_need", "honour_need",  # shared look-up tables of the win check, not per table
+)
+Arrays = namedtuple("Arrays", FIELDS)
+"""The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
 
 
-def new_state(n: int) -> State:
-    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table)."""
+@structref.register
+class StateType(ArraysType):
+    """The numba type of :class:`State`."""
+
+
+class State(structref.StructRefProxy):
+    """The arrays of every table, passed to compiled functions by reference: one pointer per call
+    instead of a tuple of arrays whose reference counts every call would touch."""
+
+
+structref.define_proxy(State, StateType, list(FIELDS))
+
+
+def new_state(n: int) -> tuple[State, Arrays]:
+    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them."""
     i8, i16, i32, i64 = np.int8, np.int16, np.int32, np.int64
-    return State(
+    suit_need, honour_need = need_tables()
+    arrays = Arrays(
         wall=np.zeros((n, N_TILES), i8), head=np.zeros(n, i16), tail=np.zeros(n, i16),
         dealer=np.zeros(n, i8), prevailing=np.zeros(n, i8), hands=np.zeros((n, 4, W), i8),
         meld_counts=np.zeros((n, 4, W), i8), meld_kind=np.zeros((n, 4, 4), i8),
@@ -73,11 +92,12 @@ def new_state(n: int) -> State:
         current=np.full(n, -1, i8), drawn=np.full(n, -1, i8), after_kong=np.zeros(n, i8),
         claim_tile=np.zeros(n, i8), claim_from=np.zeros(n, i8), queue=np.zeros((n, 3), i8),
         answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8), q_pos=np.zeros(n, i8),
-        end_reason=np.zeros(n, i8), ready_key=np.full((n, 4, 2 * W), -1, i8),
+        end_reason=np.zeros(n, i8), last_drawn=np.full(n, -1, i8), ready_key=np.full((n, 4, 2 * W), -1, i8),
         ready_val=np.zeros((n, 4), i8), sc_n=np.zeros(n, i8), sc_key=np.zeros((n, SCORE_CACHE), i32),
         sc_val=np.zeros((n, SCORE_CACHE), i8), mask=np.zeros((n, N_ACTIONS), i8),
-        delta=np.zeros((n, 4), i64),
+        delta=np.zeros((n, 4), i64), suit_need=suit_need, honour_need=honour_need,
     )
+    return State(*arrays), arrays
 
 
 def rules_array(rules: JoyMahjongRules) -> np.ndarray:
@@ -150,13 +170,23 @@ def wall_count(st: State, t: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def wall_spent(st: State, t: int) -> bool:
+    """J8/J9: only flowers (or nothing) left to draw: the last tile has been drawn (海底), and no
+    kong is offered, as with an empty wall."""
+    for i in range(st.head[t], st.tail[t]):
+        if st.wall[t, i] < W:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def score(st: State, rules: np.ndarray, t: int, s: int, k: int, how: int, seen: int) -> tuple[int, int, int]:
     """J4/J9 score of seat s's hand (k included): the reference's ``_score``."""
     n = st.n_melds[t, s]
     return _call_scorer(
         st.hands[t, s].copy(), st.meld_kind[t, s, :n].copy(), st.meld_tile[t, s, :n].copy(), k,
         st.wild[t], how, how == HOW_SELF and st.after_kong[t] != 0,
-        how != HOW_ROB and wall_count(st, t) == 0, seen == 3, (s - st.dealer[t]) % 4,
+        how != HOW_ROB and wall_spent(st, t), seen == 3, (s - st.dealer[t]) % 4,
         st.prevailing[t], st.flowers[t, s], rules[R_ROOM], rules[R_WBW] != 0)
 
 
@@ -165,8 +195,8 @@ def score(st: State, rules: np.ndarray, t: int, s: int, k: int, how: int, seen: 
 
 @njit(cache=True, nogil=True)
 def ready(st: State, t: int, s: int) -> bool:
-    """Whether seat s's 3n+1 concealed tiles win with one more wildcard, cached on its tiles and
-    melds (the reference's ``_ready``: the pre-check of every win test)."""
+    """Whether some tile completes seat s's 3n+1 concealed tiles, cached on its tiles and melds
+    (the reference's ``_ready``: the pre-check of every win test)."""
     hand, melded, key = st.hands[t, s], st.meld_counts[t, s], st.ready_key[t, s]
     same = True
     for k in range(W):
@@ -176,10 +206,8 @@ def ready(st: State, t: int, s: int) -> bool:
     if not same:
         key[:W] = hand
         key[W:] = melded
-        wild = st.wild[t]
-        hand[wild] += 1
-        st.ready_val[t, s] = can_win(hand, st.n_melds[t, s], wild, melded)
-        hand[wild] -= 1
+        st.ready_val[t, s] = can_complete(hand, st.n_melds[t, s], st.wild[t], melded, st.suit_need,
+                                          st.honour_need)
     return st.ready_val[t, s] != 0
 
 
@@ -202,7 +230,7 @@ def win_ok(st: State, rules: np.ndarray, t: int, s: int, k: int, how: int) -> bo
             return st.sc_val[t, i] != 0
     if how != HOW_SELF:
         hand[k] += 1
-    ok = can_win(hand, st.n_melds[t, s], st.wild[t], st.meld_counts[t, s])
+    ok = can_win(hand, st.n_melds[t, s], st.wild[t], st.meld_counts[t, s], st.suit_need, st.honour_need)
     if ok and rules[R_ROOM] == EIGHT_FAN:
         # A claimed discard still lies in the river: it is not one of the other copies.
         fan, fwo, x = score(st, rules, t, s, k, how, visible(st, t, k) - (how == HOW_DISCARD))
@@ -233,6 +261,7 @@ def draw(st: State, t: int, s: int, from_tail: bool) -> int:
         st.head[t] += 1
     if k < W:
         st.hands[t, s, k] += 1
+        st.last_drawn[t] = k
         return k
     while True:
         st.flowers[t, s] += 1
@@ -243,6 +272,7 @@ def draw(st: State, t: int, s: int, from_tail: bool) -> int:
         if k < W:
             break
     st.hands[t, s, k] += 1
+    st.last_drawn[t] = k
     return k + 64
 
 
@@ -267,7 +297,7 @@ def deal(st: State, rules: np.ndarray, t: int, wall: np.ndarray, dealer: int, pr
     st.end_reason[t] = END_NONE
     st.ready_key[t] = -1
     st.sc_n[t] = 0
-    st.drawn[t] = -1
+    st.drawn[t] = st.last_drawn[t] = -1
     held = np.zeros((4, 14), np.int8)  # flowers dealt, awaiting 补花, in the order dealt
     n_held = np.zeros(4, np.int64)
     for i in range(4):
@@ -287,7 +317,7 @@ def deal(st: State, rules: np.ndarray, t: int, wall: np.ndarray, dealer: int, pr
         n_held[dealer] += 1
     else:
         st.hands[t, dealer, k] += 1
-        st.drawn[t] = k
+        st.drawn[t] = st.last_drawn[t] = k
     for i in range(4):
         seat = (dealer + i) % 4
         for _ in range(n_held[seat]):
@@ -349,7 +379,7 @@ def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
         for k in range(W):
             if hand[k] > 0:
                 mask[DISCARD_A + k] = 1
-        if wall_count(st, t) > 0:
+        if not wall_spent(st, t):
             for k in range(W):
                 if hand[k] == 4 and k != st.wild[t]:
                     mask[KONG_A + k] = 1
@@ -363,7 +393,7 @@ def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
             mask[HU_A] = 1
         if hand[k] >= 2:
             mask[PONG_A] = 1
-            if hand[k] == 3 and wall_count(st, t) > 0:
+            if hand[k] == 3 and not wall_spent(st, t):
                 mask[DIRECT_KONG_A] = 1
         if s == (st.claim_from[t] + 1) % 4:
             shapes = chow_shapes(hand, k, st.wild[t])
@@ -561,15 +591,12 @@ def settle(st: State, rules: np.ndarray, t: int, w: int, k: int, source: int, ho
     st.won[t, w] = 1
     st.win_seat[t], st.win_tile[t], st.win_from[t], st.win_fan[t], st.win_x[t] = w, k, source, fan, x
     dealer = st.dealer[t]
-    bird = -1
-    if how != HOW_ROB and wall_count(st, t) == 0:
-        bird = k  # J8: a last-tile win's bird is the winning tile
-    else:
-        for i in range(st.head[t], st.tail[t]):
-            if st.wall[t, i] < W:
-                bird = st.wall[t, i]
-                break
-    b_seat = -1 if bird < 0 else bird_seat(bird, dealer)
+    bird = st.last_drawn[t]  # J8: when only flowers are left, the last tile drawn (海底)
+    for i in range(st.head[t], st.tail[t]):
+        if st.wall[t, i] < W:
+            bird = st.wall[t, i]  # else the next non-flower tile of the wall
+            break
+    b_seat = bird_seat(bird, dealer)
     st.bird[t], st.bird_seat[t] = bird, b_seat
     for i in range(1, 4):  # payers in turn order from the winner (J6)
         payer = (w + i) % 4

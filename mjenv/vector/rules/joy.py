@@ -73,14 +73,14 @@ def chow_shapes(hand: np.ndarray, k: int, wild: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def fewest_wild(h: np.ndarray, cap: np.ndarray, size: int, chows: bool) -> tuple[int, int]:
+def fewest_wild(h: np.ndarray, cap: np.ndarray, size: int, chows: bool, cur: np.ndarray,
+                nxt: np.ndarray) -> tuple[int, int]:
     """Fewest wildcards (INF above 4) turning a group's real tiles ``h`` into melds only, and
     into melds and one pair, using at most ``cap[k]`` tiles of kind k: the reference's
     ``_fewest_wild``. A state is ``10·n1 + 2·n2 + pair`` (chows started one and two kinds back,
-    the pair placed); its value the fewest wildcards so far."""
+    the pair placed); its value the fewest wildcards so far. ``cur``/``nxt``: scratch of 50."""
     last_chow = size - 2 if chows else 0
-    cur = np.full(50, INF, np.int64)
-    nxt = np.empty(50, np.int64)
+    cur[:] = INF
     cur[0] = 0
     for i in range(size):
         c, top = h[i], cap[i]
@@ -118,17 +118,58 @@ def fewest_wild(h: np.ndarray, cap: np.ndarray, size: int, chows: bool) -> tuple
 
 
 @njit(cache=True, nogil=True)
-def group_entry(data: np.ndarray, extra: np.ndarray, lo: int, size: int, out: np.ndarray) -> None:
-    """The reference's ``_group`` entry of kinds lo..lo+size-1 into ``out`` (GROUP_FIELDS).
+def build_need_table(size: int) -> np.ndarray:
+    """(need0, need2 - need0) of :func:`fewest_wild` without a cap beyond four, for every group
+    of ``size`` kinds (counts 0-4, at most 14 tiles) indexed by its base-5 key: the common case
+    of :func:`can_win` (no meld copies near the group's tiles) becomes a look-up."""
+    n = 5 ** size
+    out = np.full((n, 2), INF, np.int8)
+    h = np.zeros(size, np.int64)
+    cap = np.full(size, 4, np.int64)
+    cur = np.empty(50, np.int64)
+    nxt = np.empty(50, np.int64)
+    for key in range(n):
+        total, rest = 0, key
+        for i in range(size):
+            h[i] = rest % 5
+            rest //= 5
+            total += h[i]
+        if total <= 14:
+            need0, need2 = fewest_wild(h, cap, size, size == 9, cur, nxt)
+            out[key, 0], out[key, 1] = need0, need2 - need0
+    return out
+
+
+def need_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The suit (5^9 rows) and honour (5^7 rows) tables of :func:`build_need_table`, built once
+    per process (about a second)."""
+    global _NEED_TABLES
+    if _NEED_TABLES is None:
+        _NEED_TABLES = (build_need_table(9), build_need_table(7))
+    return _NEED_TABLES
+
+
+_NEED_TABLES: tuple[np.ndarray, np.ndarray] | None = None
+
+
+@njit(cache=True, nogil=True)
+def group_entry(data: np.ndarray, extra: np.ndarray, lo: int, size: int, table: np.ndarray,
+                scratch: np.ndarray, out: np.ndarray, exact: bool) -> bool:
+    """The reference's ``_group`` entry of kinds lo..lo+size-1 into ``out`` (GROUP_FIELDS);
+    returns whether copies held elsewhere cap the group.
 
     Copies held elsewhere (``extra``) cap a kind only where a wildcard could stand for it
     beside a real tile (within two ranks of a held tile, or held for honours), as the reference
-    keys its table: results must match it exactly."""
+    keys its table: results must match it exactly. The need comes from ``table``
+    (:func:`build_need_table`, no caps) unless the group is capped and ``exact`` asks for the
+    capped dynamic programme; ``scratch``: int64 (4, 50)."""
     chows = size == 9
-    h = np.empty(size, np.int64)
-    cap = np.empty(size, np.int64)
+    h, cap = scratch[0, :size], scratch[1, :size]
+    key, mult, capped = 0, 1, False
     for i in range(size):
         h[i] = data[lo + i]
+        key += h[i] * mult
+        mult *= 5
     for i in range(size):
         near = h[i] > 0
         if chows:
@@ -137,13 +178,18 @@ def group_entry(data: np.ndarray, extra: np.ndarray, lo: int, size: int, out: np
                     near = True
         ex = extra[lo + i] if near else 0
         cap[i] = max(h[i], 4 - ex)
-    need0, need2 = fewest_wild(h, cap, size, chows)
+        capped |= cap[i] < 4
+    if capped and exact:
+        need0, need2 = fewest_wild(h, cap, size, chows, scratch[2], scratch[3])
+        out[NEED0], out[DELTA] = need0, need2 - need0
+    else:
+        out[NEED0], out[DELTA] = table[key, 0], table[key, 1]
     odd = pairs = top = 0
     for i in range(size):
         odd += h[i] & 1
         pairs += h[i] >= 2
         top = max(top, h[i])
-    out[NEED0], out[DELTA], out[ODD], out[PAIRS] = need0, need2 - need0, odd, pairs
+    out[ODD], out[PAIRS] = odd, pairs
     out[DISTINCT_OK] = top <= 1
     out[KNIT] = out[KNIT + 1] = out[KNIT + 2] = 0
     if chows:
@@ -165,6 +211,31 @@ def group_entry(data: np.ndarray, extra: np.ndarray, lo: int, size: int, out: np
     else:
         out[ORPHANS_OK] = top <= 2
         out[CLS] = -1
+    return capped
+
+
+@njit(cache=True, nogil=True)
+def _groups(data: np.ndarray, extra: np.ndarray, suit_table: np.ndarray, honour_table: np.ndarray,
+            scratch: np.ndarray, g: np.ndarray, exact: bool) -> bool:
+    """The four group entries into ``g``; returns whether any is capped."""
+    capped = False
+    for s in range(3):
+        capped |= group_entry(data, extra, 9 * s, 9, suit_table, scratch, g[s], exact)
+    capped |= group_entry(data, extra, 27, 7, honour_table, scratch, g[3], exact)
+    return capped
+
+
+@njit(cache=True, nogil=True)
+def _regular_win(data: np.ndarray, extra: np.ndarray, suit_table: np.ndarray, honour_table: np.ndarray,
+                 scratch: np.ndarray, g: np.ndarray, w: int, capped: bool) -> bool:
+    """The regular check on uncapped entries, redone with the caps only when it passes: a cap
+    only raises a group's need, so a hand failing uncapped fails capped (most hands)."""
+    if not _regular_ok(g, w):
+        return False
+    if not capped:
+        return True
+    _groups(data, extra, suit_table, honour_table, scratch, g, True)
+    return _regular_ok(g, w)
 
 
 @njit(cache=True, nogil=True)
@@ -191,7 +262,8 @@ def _knitted_suits_ok(g: np.ndarray) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _knitted_straight_ok(data: np.ndarray, extra: np.ndarray, g: np.ndarray, w: int) -> bool:
+def _knitted_straight_ok(data: np.ndarray, extra: np.ndarray, g: np.ndarray, w: int,
+                         suit_table: np.ndarray, honour_table: np.ndarray, scratch: np.ndarray) -> bool:
     """组合龙: some knitted pattern's 9 tiles (wildcards filling gaps) plus melds and a pair."""
     parts = np.empty((4, GROUP_FIELDS), np.int64)
     for p in range(6):
@@ -212,19 +284,19 @@ def _knitted_straight_ok(data: np.ndarray, extra: np.ndarray, g: np.ndarray, w: 
             occupied[k] += 1
         if blocked:
             continue
-        for s in range(3):
-            group_entry(rest, occupied, 9 * s, 9, parts[s])
-        parts[3, :] = g[3, :]
-        if _regular_ok(parts, w - missing):
+        capped = _groups(rest, occupied, suit_table, honour_table, scratch, parts, False)
+        if _regular_win(rest, occupied, suit_table, honour_table, scratch, parts, w - missing, capped):
             return True
     return False
 
 
 @njit(cache=True, nogil=True)
-def can_win(concealed: np.ndarray, n_melds: int, wild: int, meld_counts: np.ndarray) -> bool:
+def can_win(concealed: np.ndarray, n_melds: int, wild: int, meld_counts: np.ndarray,
+            suit_table: np.ndarray, honour_table: np.ndarray) -> bool:
     """J2: whether the concealed tiles (winning tile included) complete a winning shape with the
     wildcards of kind ``wild`` (-1: none); ``meld_counts``: the declared melds' tiles (fifth-copy
-    rule). The reference's :func:`mjenv.rules.joy.can_win`."""
+    rule); the tables: :func:`need_tables`. The reference's :func:`mjenv.rules.joy.can_win`."""
+    scratch = np.empty((4, 50), np.int64)
     data = np.empty(N_KINDS, np.int64)
     extra = np.empty(N_KINDS, np.int64)
     for k in range(N_KINDS):
@@ -235,10 +307,8 @@ def can_win(concealed: np.ndarray, n_melds: int, wild: int, meld_counts: np.ndar
         w = data[wild]
         data[wild] = 0
     g = np.empty((4, GROUP_FIELDS), np.int64)
-    for s in range(3):
-        group_entry(data, extra, 9 * s, 9, g[s])
-    group_entry(data, extra, 27, 7, g[3])
-    if _regular_ok(g, w):
+    capped = _groups(data, extra, suit_table, honour_table, scratch, g, False)
+    if _regular_win(data, extra, suit_table, honour_table, scratch, g, w, capped):
         return True
     if n_melds > 1:
         return False
@@ -256,4 +326,24 @@ def can_win(concealed: np.ndarray, n_melds: int, wild: int, meld_counts: np.ndar
         knit_max += max(g[s, KNIT], max(g[s, KNIT + 1], g[s, KNIT + 2]))
     if 9 - knit_max > w:
         return False  # too few knitted tiles for any 组合龙
-    return _knitted_straight_ok(data, extra, g, w)
+    return _knitted_straight_ok(data, extra, g, w, suit_table, honour_table, scratch)
+
+
+@njit(cache=True, nogil=True)
+def can_complete(concealed: np.ndarray, n_melds: int, wild: int, meld_counts: np.ndarray,
+                 suit_table: np.ndarray, honour_table: np.ndarray) -> bool:
+    """J2: whether some tile completes the 3n+1 concealed tiles into a win (the engine's
+    pre-check of every win test): one more wildcard, or with all four held, each other kind
+    with room for it. The reference's :func:`mjenv.rules.joy.can_complete`."""
+    data = concealed.copy()
+    if wild >= 0 and data[wild] < 4:
+        data[wild] += 1
+        return can_win(data, n_melds, wild, meld_counts, suit_table, honour_table)
+    for k in range(N_KINDS):
+        if k != wild and data[k] + meld_counts[k] < 4:
+            data[k] += 1
+            wins = can_win(data, n_melds, wild, meld_counts, suit_table, honour_table)
+            data[k] -= 1
+            if wins:
+                return True
+    return False
