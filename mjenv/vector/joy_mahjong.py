@@ -29,6 +29,27 @@ def seeded_wall(seed: int, hand_index: int) -> tuple[np.ndarray, int, int]:
     return wall, int(rng.integers(4)), int(rng.integers(4))
 
 
+def _scripted(script: dict[str, Any]) -> tuple[np.ndarray | None, int | None, int | None]:
+    """The checked ``wall``, ``dealer`` and ``prevailing_wind`` of ``reset(options=...)``, or None
+    where not given (other keys are ignored, as the AEC env does)."""
+    wall = dealer = wind = None
+    if "wall" in script:
+        wall = np.asarray(script["wall"])
+        if wall.shape != (eng.N_TILES,) or not np.array_equal(np.sort(wall), _SORTED_TILES):
+            raise ValueError("a Joy Mahjong wall holds each of the 34 kinds 4 times and the 8 "
+                             "flowers once (144 kinds 0-41, head first)")
+        wall = wall.astype(np.int8)
+    if "dealer" in script:
+        dealer = script["dealer"]
+        if isinstance(dealer, bool) or not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+            raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
+    if "prevailing_wind" in script:
+        wind = script["prevailing_wind"]
+        if isinstance(wind, bool) or not (isinstance(wind, (int, np.integer)) and 0 <= wind < 4):
+            raise ValueError(f"prevailing_wind must be 0-3 (E S W N), got {wind!r}")
+    return wall, dealer, wind
+
+
 @njit(cache=True, nogil=True)
 def _step_chunk(st: eng.State, rules: np.ndarray, actions: np.ndarray, tables: np.ndarray,
                 delta: np.ndarray, ended: np.ndarray) -> None:
@@ -92,7 +113,9 @@ class JoyMahjongBackend:
                     script: dict[str, Any] | None = None) -> None:
         """Deal hand ``hand_indices[j]`` of ``hand_seeds[j]`` on ``tables[j]`` (protocol): the
         first hand's dealer by dice and its prevailing wind seeded (single hand) or East (match);
-        then the deal passes to the next seat and the wind advances every four hands (J10)."""
+        then the deal passes to the next seat and the wind advances every four hands (J10).
+        ``script`` (``wall``, ``dealer``, ``prevailing_wind``) overrides the first hand."""
+        wall0, dealer0, wind0 = _scripted(script or {})  # checked before any table changes
         n = len(tables)
         walls = np.empty((n, eng.N_TILES), dtype=np.int8)
         dealers = np.empty(n, dtype=np.int64)
@@ -101,36 +124,16 @@ class JoyMahjongBackend:
         for j, (t, seed, hand) in enumerate(zip(tables.tolist(), hand_seeds.tolist(), hand_indices.tolist())):
             walls[j], dice, wind = seeded_wall(seed, hand)
             if hand == 0:
-                dealers[j] = dice
-                self._prevailing0[t] = wind if single else 0
-                if script:
-                    self._apply_script(j, t, script, walls, dealers)
+                if wall0 is not None:
+                    walls[j] = wall0
+                dealers[j] = dice if dealer0 is None else dealer0
+                self._prevailing0[t] = wind0 if wind0 is not None else (wind if single else 0)
                 prevailing[j] = self._prevailing0[t]
             else:
                 dealers[j] = (self.arrays.dealer[t] + 1) % 4
                 prevailing[j] = (self._prevailing0[t] + hand // 4) % 4
         _deal_chunk(self.st, self._rules, np.ascontiguousarray(tables, dtype=np.int64), walls,
                     dealers, prevailing)
-
-    def _apply_script(self, j: int, t: int, script: dict[str, Any], walls: np.ndarray,
-                      dealers: np.ndarray) -> None:
-        """``reset(options=...)``'s ``wall``, ``dealer`` and ``prevailing_wind`` (first hand)."""
-        if "wall" in script:
-            wall = np.asarray(script["wall"])
-            if wall.shape != (eng.N_TILES,) or not np.array_equal(np.sort(wall), _SORTED_TILES):
-                raise ValueError("a Joy Mahjong wall holds each of the 34 kinds 4 times and the 8 "
-                                 "flowers once (144 kinds, head first)")
-            walls[j] = wall
-        if "dealer" in script:
-            dealer = script["dealer"]
-            if not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
-                raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
-            dealers[j] = dealer
-        if "prevailing_wind" in script:
-            wind = script["prevailing_wind"]
-            if not (isinstance(wind, (int, np.integer)) and 0 <= wind < 4):
-                raise ValueError(f"prevailing_wind must be 0-3 (E S W N), got {wind!r}")
-            self._prevailing0[t] = wind
 
     def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray) -> np.ndarray:
         """Play ``actions[tables]``; bean changes into ``delta``; the hands that ended (protocol)."""
