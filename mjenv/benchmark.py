@@ -235,14 +235,17 @@ print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2*
 
 def run_vector(game: str = "blood_battle", preset: str | None = None, num_envs: int = 1024, steps: int = 200,
                repeats: int = 3, rlcard_decisions: int = 20000, memory: bool = True,
-               compile_times: bool = True) -> dict[str, Any]:
+               compile_times: bool = True, progress: bool = False) -> dict[str, Any]:
     """``mjenv bench --vector``: the compiled batched engine against RLCard, measured in one run.
 
     Decisions/s of random masked play with observations on ``num_envs`` tables, one and two
     threads (wall clock, and CPU time for one thread), the engine alone (CPU), RLCard's mahjong
     (CPU, as ``run``), resident memory of 10,000 tables, and the JIT's cold and cached start.
+    ``progress``: a bar on stderr over those phases (the cold compile alone takes about a minute).
     """
     import tempfile
+
+    from tqdm import tqdm
 
     import mjenv.vector as mv
 
@@ -256,8 +259,11 @@ def run_vector(game: str = "blood_battle", preset: str | None = None, num_envs: 
     envs = {t: mv.make(game, num_envs, num_threads=t, copy=False, **options) for t in (1, 2)}
     result: dict[str, Any] = {"game": game, "preset": options[option], "num_envs": num_envs, "steps": steps,
                               "repeats": repeats}
+    bar = tqdm(total=1 + repeats + memory + 2 * compile_times, unit="phase", desc="bench --vector",
+               disable=not progress)
     for venv in envs.values():  # warm-up: compile, fill caches
         _play_vector(venv, 5, 1)
+    bar.update()
     runs: dict[str, list[float]] = {"vector_1t_cpu": [], "vector_1t_wall": [], "vector_2t_wall": [],
                                     "engine_only_cpu": [], "rlcard_mahjong": []}
     has_rlcard = importlib.util.find_spec("rlcard") is not None
@@ -272,6 +278,7 @@ def run_vector(game: str = "blood_battle", preset: str | None = None, num_envs: 
         if has_rlcard:
             n, cpu = _play_rlcard(rlcard_decisions, 1000 * r)
             runs["rlcard_mahjong"].append(n / cpu)
+        bar.update()
     for venv in envs.values():
         venv.close()
     result.update({k: statistics.median(v) for k, v in runs.items() if v})
@@ -280,10 +287,14 @@ def run_vector(game: str = "blood_battle", preset: str | None = None, num_envs: 
         result["ratio_1t_cpu_vs_rlcard"] = result["vector_1t_cpu"] / result["rlcard_mahjong"]
     if memory and importlib.util.find_spec("psutil") is not None:
         result["memory_10000_tables"] = vector_memory(game, options)
+    bar.update(int(memory))
     if compile_times:
         with tempfile.TemporaryDirectory() as cold:
             result["ready_cold_s"] = vector_ready_seconds(game, options, cold)
+        bar.update()
         result["ready_cached_s"] = vector_ready_seconds(game, options)
+        bar.update()
+    bar.close()
     return result
 
 

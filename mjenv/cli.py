@@ -191,7 +191,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         if args.vector:
             result = benchmark.run_vector(args.game, args.preset, args.tables, args.steps, args.repeats,
                                           args.decisions, memory=not args.no_memory,
-                                          compile_times=not args.no_compile)
+                                          compile_times=not args.no_compile, progress=not args.no_progress)
         else:
             result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory,
                                    progress=not args.no_progress)
