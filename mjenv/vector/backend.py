@@ -1,0 +1,81 @@
+"""The interface a game backend of :mod:`mjenv.vector` implements.
+
+The batched env (:class:`mjenv.vector.env.VectorEnv`) owns what every game shares: seeding (one
+``np.random.Generator`` per table, hand seeds drawn like ``MahjongAECEnv.reset``), episodes of
+``match_hands`` hands, autoreset, action validation (all tables before any is stepped), threads
+and the returned buffers. A backend owns the game: the per-table state as arrays, the walls, the
+rules, masks, observations and ``state()``.
+
+Call order, per batch of tables (``tables``: an int64 index array, ascending):
+
+1. ``start_hands(tables, hand_seeds, hand_indices)`` deals hand ``hand_indices[j]`` of the seed
+   ``hand_seeds[j]`` on ``tables[j]``; hand index 0 starts an episode (carry-over cleared), a later
+   one continues the table's match (the previous hand's next dealer, prevailing wind, ...).
+2. ``seat`` / ``mask`` (attributes, arrays over every table) describe the decision each table
+   waits on; the env validates actions against ``mask`` before calling ``step``.
+3. ``step(actions, tables, delta)`` plays one legal action per listed table, auto-plays lone
+   legal actions (the reference's ``auto_forced``), writes each seat's bean change into ``delta``
+   (int64 ``(N, 4)``, rows of ``tables`` only) and returns a bool array over ``tables``: that
+   table's hand ended. Its ``seat``/``mask`` rows are then stale until the next ``start_hands``.
+   ``step`` may return to Python between compiled calls (Joy calls out to the fan scorer for the
+   tables that need it); it must only touch the listed tables, so the env can run disjoint chunks
+   on several threads at once (release the GIL in the compiled parts).
+4. ``observe(tables, out)`` writes the observation of each listed table's seat to act into
+   ``out[tables]`` (float32 ``(N, *obs_shape)``) and refreshes ``mask``/``seat`` rows.
+5. ``state(out)`` writes the AEC env's ``state()`` of every table into ``out``;
+   ``hand_result(tables)`` reads a finished hand (end reason, winners) before the next deal.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+END_REASONS = ("", "win", "draw")
+"""``hand_result`` end-reason codes: index into this tuple (the reference's ``end_reason``)."""
+
+
+class Backend(Protocol):
+    """A compiled game engine playing ``num_envs`` tables as arrays (see the module docstring)."""
+
+    game: str
+    """``"blood_battle"`` or ``"joy_mahjong"``."""
+    num_envs: int
+    n_actions: int
+    obs_shape: tuple[int, int]
+    state_shape: tuple[int, int]
+    match_hands: int
+    rules: Any
+    """The validated rules object of :mod:`mjenv.config` (the same the AEC env builds)."""
+    seat: np.ndarray
+    """int64 ``(N,)``: the seat to act at each table (valid after ``observe``)."""
+    mask: np.ndarray
+    """int8 ``(N, n_actions)``: the legal actions of that seat (valid after ``observe``)."""
+
+    def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
+                    script: dict[str, Any] | None = None) -> None:
+        """Deal hand ``hand_indices[j]`` of seed ``hand_seeds[j]`` on ``tables[j]``.
+
+        ``script`` (tests only) overrides the first hand like the AEC env's ``reset(options=)``:
+        ``{"wall": sequence of kinds, "dealer": int}`` applied to every listed table.
+        """
+        ...
+
+    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray) -> np.ndarray:
+        """Play ``actions[tables]`` (already checked against ``mask``); bean changes into
+        ``delta[tables]``; return bool over ``tables``: the hand ended."""
+        ...
+
+    def observe(self, tables: np.ndarray, out: np.ndarray) -> None:
+        """Observation of the seat to act into ``out[tables]``; refresh ``seat``/``mask`` rows."""
+        ...
+
+    def state(self, out: np.ndarray) -> None:
+        """The AEC env's ``state()`` of every table into ``out`` (float32 ``(N, *state_shape)``)."""
+        ...
+
+    def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
+        """Of the listed tables' finished hands: ``end_reason`` (int8 codes into END_REASONS),
+        ``won`` (bool ``(len, 4)``: seats that won this hand)."""
+        ...

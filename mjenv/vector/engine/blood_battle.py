@@ -1,0 +1,585 @@
+"""The compiled blood-battle game: the flow of :mod:`mjenv.engine.blood_battle` and
+:mod:`mjenv.engine.core` over a struct of arrays, one row per table.
+
+Every function takes the :class:`State` and a table index ``t`` and mirrors the reference method
+of the same name (``_discard`` → :func:`discard` ...), so a rule is found in the same place in both
+engines. Actions arrive checked against ``mask``; :func:`apply` plays one and then every lone
+legal action (the reference's ``auto_forced``), adding each seat's bean change to ``delta``.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+from numba.experimental import structref
+
+from ...actions import BLOOD_BATTLE as L
+from ..rules.shapes import suited_is_wait
+from .structs import ArraysType
+from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_CLASSIC,
+                             R_COEF, R_CONCEALED, R_DIRECT, R_FORCED, R_PIG, R_RAKE, R_TRANSFER, ROB_KONG,
+                             SELF_DRAWN, is_flower_pig, ready_points, score_win)
+
+N_TILES = 108
+W = 27  # kinds
+MAX_RIVER = 40  # >= 2 seats stay in play and alternate draws: <= 28 draws + 4 碰 + the dealer's 14th
+MAX_KONGS = 27  # one kong per kind at most
+VOID_PHASE, TURN, CLAIM, ROB, OVER = 0, 1, 2, 3, 4
+"""Phases; the first four are the reference's ``void``, ``turn``, ``claim``, ``rob`` (encoder order)."""
+END_NONE, END_WIN, END_DRAW = 0, 1, 2
+
+DISCARD_A, KONG_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, VOID_A, N_ACTIONS = (
+    L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS, L.VOID, L.n)
+
+FIELDS = (
+    "wall", "head", "tail", "dealer", "hands", "meld", "n_melds", "river", "river_len", "river_counts",
+    "won", "win_tile", "beans", "void", "discarded", "any_call", "kong_maker", "kong_pay",
+    "kong_transferred", "n_kongs", "last_kong", "kong_discard", "phase", "current", "drawn",
+    "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos", "end_reason",
+    "next_dealer", "mask", "delta",
+)
+Arrays = namedtuple("Arrays", FIELDS)
+"""The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
+
+
+@structref.register
+class StateType(ArraysType):
+    """The numba type of :class:`State`."""
+
+
+class State(structref.StructRefProxy):
+    """The arrays of every table, passed to compiled functions by reference: one pointer per call
+    instead of a tuple of 36 arrays (whose reference counts every call would touch)."""
+
+
+structref.define_proxy(State, StateType, list(FIELDS))
+
+
+def new_state(n: int) -> tuple[State, Arrays]:
+    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them."""
+    i8, i16, i64 = np.int8, np.int16, np.int64
+    arrays = Arrays(
+        wall=np.zeros((n, N_TILES), i8), head=np.zeros(n, i16), tail=np.zeros(n, i16), dealer=np.zeros(n, i8),
+        hands=np.zeros((n, 4, W), i8), meld=np.zeros((n, 4, W), i8), n_melds=np.zeros((n, 4), i8),
+        river=np.zeros((n, 4, MAX_RIVER), i8), river_len=np.zeros((n, 4), i8),
+        river_counts=np.zeros((n, 4, W), i8), won=np.zeros((n, 4), i8), win_tile=np.zeros((n, 4), i8),
+        beans=np.zeros((n, 4), i64), void=np.zeros((n, 4), i8), discarded=np.zeros((n, 4), i8),
+        any_call=np.zeros(n, i8), kong_maker=np.zeros((n, MAX_KONGS), i8),
+        kong_pay=np.zeros((n, MAX_KONGS, 4), np.int32), kong_transferred=np.zeros((n, MAX_KONGS), i8),
+        n_kongs=np.zeros(n, i8), last_kong=np.zeros(n, i8), kong_discard=np.zeros(n, i8),
+        phase=np.full(n, OVER, i8), current=np.full(n, -1, i8), drawn=np.zeros(n, i8),
+        after_kong=np.zeros(n, i8), claim_tile=np.zeros(n, i8), claim_from=np.zeros(n, i8),
+        queue=np.zeros((n, 3), i8), answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8),
+        q_pos=np.zeros(n, i8), end_reason=np.zeros(n, i8), next_dealer=np.zeros(n, i8),
+        mask=np.zeros((n, N_ACTIONS), i8), delta=np.zeros((n, 4), i64),
+    )
+    return State(*arrays), arrays
+
+
+# ------------------------------------------------------------------ queries
+
+
+@njit(cache=True, nogil=True)
+def wall_count(st: State, t: int) -> int:
+    return st.tail[t] - st.head[t]
+
+
+@njit(cache=True, nogil=True)
+def holds_void(st: State, t: int, s: int) -> bool:
+    """Whether the seat still holds tiles of its void suit (S2)."""
+    v = st.void[t, s]
+    if v < 0:
+        return False
+    for k in range(9 * v, 9 * v + 9):
+        if st.hands[t, s, k]:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def can_win_on(st: State, t: int, s: int, k: int, table: np.ndarray) -> bool:
+    """Whether seat s (holding 3n+1) wins on tile k: shape, no void tile (S2, S7)."""
+    if st.won[t, s] or k // 9 == st.void[t, s] or holds_void(st, t, s):
+        return False
+    return suited_is_wait(st.hands[t, s], k, table)
+
+
+@njit(cache=True, nogil=True)
+def can_win_now(st: State, t: int, s: int, table: np.ndarray) -> bool:
+    """Whether seat s wins on its own 3n+2 hand: the drawn tile completes the hand before it."""
+    k = st.drawn[t]
+    st.hands[t, s, k] -= 1
+    wins = can_win_on(st, t, s, k, table)
+    st.hands[t, s, k] += 1
+    return wins
+
+
+@njit(cache=True, nogil=True)
+def forced(st: State, t: int, rules: np.ndarray) -> bool:
+    """S13: once a draw has taken one of the wall's last four tiles (<= 3 left) every win must
+    be taken."""
+    return rules[R_FORCED] != 0 and wall_count(st, t) <= 3
+
+
+@njit(cache=True, nogil=True)
+def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
+    """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions."""
+    mask = st.mask[t]
+    mask[:] = 0
+    s, phase = st.current[t], st.phase[t]
+    if phase == VOID_PHASE:
+        mask[VOID_A : VOID_A + 3] = 1
+        return 3
+    if phase == OVER:
+        return 0
+    hand = st.hands[t, s]
+    n = 0
+    if phase == TURN:
+        if st.drawn[t] >= 0 and can_win_now(st, t, s, table):
+            mask[HU_A] = 1
+            n += 1
+            if forced(st, t, rules):
+                return n
+        v = st.void[t, s]
+        lo, hi = (9 * v, 9 * v + 9) if holds_void(st, t, s) else (0, W)
+        for k in range(lo, hi):
+            if hand[k]:
+                mask[DISCARD_A + k] = 1
+                n += 1
+        if wall_count(st, t) > 0:
+            for k in range(W):
+                if k // 9 != v and (hand[k] == 4 or (st.meld[t, s, k] == PONG and hand[k])):
+                    mask[KONG_A + k] = 1
+                    n += 1
+    elif phase == CLAIM:
+        k = st.claim_tile[t]
+        if can_win_on(st, t, s, k, table):
+            mask[HU_A] = 1
+            n += 1
+            if forced(st, t, rules):
+                return n
+        if k // 9 != st.void[t, s]:
+            if hand[k] >= 2:
+                mask[PONG_A] = 1
+                n += 1
+            if hand[k] == 3 and wall_count(st, t) > 0:
+                mask[DIRECT_KONG_A] = 1
+                n += 1
+        mask[PASS_A] = 1
+        n += 1
+    else:  # ROB
+        mask[ROB_A] = 1
+        n = 1
+        if not forced(st, t, rules):
+            mask[PASS_A] = 1
+            n = 2
+    return n
+
+
+# ------------------------------------------------------------------ settlement
+
+
+@njit(cache=True, nogil=True)
+def pay(st: State, t: int, payer: int, payee: int, points: int, rules: np.ndarray) -> None:
+    """Move ``points``·N beans between two seats, at once (B1, B2)."""
+    if points <= 0:
+        return
+    beans = points * rules[R_COEF]
+    st.beans[t, payer] -= beans
+    st.beans[t, payee] += beans
+    st.delta[t, payer] -= beans
+    st.delta[t, payee] += beans
+
+
+@njit(cache=True, nogil=True)
+def kong_made(st: State, t: int, maker: int, payers: int, points: int, rules: np.ndarray) -> None:
+    """Record a kong and collect ``points`` from each seat of the bit set ``payers`` (S5)."""
+    i = st.n_kongs[t]
+    st.n_kongs[t] = i + 1
+    st.kong_maker[t, i] = maker
+    st.kong_transferred[t, i] = 0
+    st.kong_pay[t, i, :] = 0
+    for p in range(4):
+        if payers >> p & 1:
+            pay(st, t, p, maker, points, rules)
+            if points:
+                st.kong_pay[t, i, p] += points
+    st.last_kong[t] = i
+
+
+@njit(cache=True, nogil=True)
+def others_in_play(st: State, t: int, s: int) -> int:
+    """Bit set of the seats after ``s`` that have not won."""
+    out = 0
+    for i in range(1, 4):
+        o = (s + i) % 4
+        if not st.won[t, o]:
+            out |= 1 << o
+    return out
+
+
+@njit(cache=True, nogil=True)
+def end(st: State, t: int, reason: int, rules: np.ndarray) -> None:
+    """Take the rake (B1) and close the hand."""
+    rake = rules[R_RAKE]
+    if rake:
+        for s in range(4):
+            st.beans[t, s] -= rake
+            st.delta[t, s] -= rake
+    st.end_reason[t] = reason
+    st.phase[t] = OVER
+    st.current[t] = -1
+    st.q_len[t] = 0
+    st.q_pos[t] = 0
+
+
+@njit(cache=True, nogil=True)
+def settle_win(st: State, t: int, w: int, k: int, source: int, ctx: int, rules: np.ndarray,
+               table: np.ndarray) -> None:
+    """Score a win and collect from the discarder or every seat in play (S11)."""
+    hand = st.hands[t, w].copy()
+    if source >= 0:
+        hand[k] += 1
+    x = score_win(hand, st.meld[t, w], st.n_melds[t, w], ctx, st.void[t, w], rules, table)
+    st.win_tile[t, w] = k
+    if source >= 0:
+        pay(st, t, source, w, x, rules)
+    else:
+        payers = others_in_play(st, t, w)
+        for p in range(4):
+            if payers >> p & 1:
+                pay(st, t, p, w, x, rules)
+
+
+@njit(cache=True, nogil=True)
+def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """流局 checks in order: 查花猪, 查大叫, 退税 (S15)."""
+    pig = np.zeros(4, np.bool_)
+    for s in range(4):
+        pig[s] = is_flower_pig(st.hands[t, s], st.meld[t, s])
+    for p in range(4):
+        if pig[p]:
+            for o in range(4):
+                if not pig[o]:
+                    pay(st, t, p, o, rules[R_PIG], rules)
+    ready = np.zeros(4, np.int64)
+    in_play = np.zeros(4, np.bool_)
+    for s in range(4):
+        in_play[s] = not st.won[t, s] and not pig[s]
+        if in_play[s]:
+            ready[s] = ready_points(st.hands[t, s], st.meld[t, s], st.n_melds[t, s], st.void[t, s],
+                                    rules, table)
+    for s in range(4):
+        if in_play[s] and ready[s] == 0:
+            for o in range(4):
+                if in_play[o] and ready[o] > 0:
+                    pay(st, t, s, o, ready[o], rules)
+    for i in range(st.n_kongs[t]):
+        m = st.kong_maker[t, i]
+        if not st.won[t, m] and (pig[m] or ready[m] == 0) and not st.kong_transferred[t, i]:
+            for p in range(4):
+                pay(st, t, m, p, st.kong_pay[t, i, p], rules)
+    end(st, t, END_DRAW, rules)
+
+
+# ------------------------------------------------------------------ flow
+
+
+@njit(cache=True, nogil=True)
+def draw_head(st: State, t: int, s: int) -> int:
+    k = st.wall[t, st.head[t]]
+    st.head[t] += 1
+    st.hands[t, s, k] += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def replacement(st: State, t: int, s: int) -> None:
+    """Kong replacement draw from the tail of the wall (S5)."""
+    st.tail[t] -= 1
+    k = st.wall[t, st.tail[t]]
+    st.hands[t, s, k] += 1
+    st.phase[t], st.current[t], st.drawn[t], st.after_kong[t] = TURN, s, k, 1
+
+
+@njit(cache=True, nogil=True)
+def next_draw(st: State, t: int, after: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """The next seat in play after ``after`` draws; an empty wall ends the hand."""
+    s = (after + 1) % 4
+    while st.won[t, s]:
+        s = (s + 1) % 4
+    if wall_count(st, t) == 0:
+        exhaustive_draw(st, t, rules, table)
+        return
+    st.drawn[t] = draw_head(st, t, s)
+    st.phase[t], st.current[t], st.after_kong[t] = TURN, s, 0
+
+
+@njit(cache=True, nogil=True)
+def after_wins(st: State, t: int, winners: int, source: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """Blood battle continues after the last winner (S14); classic ends at the first win."""
+    n_won, last, far = 0, -1, -1
+    for w in range(4):
+        if winners >> w & 1:
+            st.won[t, w] = 1
+            d = (w - source - 1) % 4
+            if d > far:
+                far, last = d, w
+        n_won += st.won[t, w]
+    if rules[R_CLASSIC] or n_won >= 3:
+        st.next_dealer[t] = source
+        end(st, t, END_WIN, rules)
+        return
+    next_draw(st, t, last, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def take_discard(st: State, t: int, src: int, k: int) -> None:
+    """A claimed discard leaves the river."""
+    st.river_len[t, src] -= 1
+    st.river_counts[t, src, k] -= 1
+
+
+@njit(cache=True, nogil=True)
+def first_turn(st: State, t: int, s: int) -> bool:
+    """天胡/地胡 chance: the seat has not discarded and nobody has called (S8)."""
+    return not st.discarded[t, s] and not st.any_call[t]
+
+
+@njit(cache=True, nogil=True)
+def discard_wins(st: State, t: int, winners: int, src: int, k: int, rules: np.ndarray, table: np.ndarray) -> None:
+    take_discard(st, t, src, k)
+    kd = st.kong_discard[t]
+    for i in range(1, 4):  # in turn order from the discarder, as the reference's answers
+        w = (src + i) % 4
+        if not winners >> w & 1:
+            continue
+        ctx = (AFTER_KONG if kd >= 0 else 0) | (FIRST_TURN if first_turn(st, t, w) else 0)
+        ctx |= DEALER if w == st.dealer[t] else 0
+        settle_win(st, t, w, k, src, ctx, rules, table)
+        if kd >= 0 and rules[R_TRANSFER]:
+            income = 0
+            for p in range(4):
+                income += st.kong_pay[t, kd, p]
+            pay(st, t, src, w, income, rules)
+            st.kong_transferred[t, kd] = 1
+    after_wins(st, t, winners, src, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def rob_wins(st: State, t: int, robbers: int, s: int, k: int, rules: np.ndarray, table: np.ndarray) -> None:
+    for i in range(1, 4):
+        w = (s + i) % 4
+        if robbers >> w & 1:
+            settle_win(st, t, w, k, s, ROB_KONG | (DEALER if w == st.dealer[t] else 0), rules, table)
+    after_wins(st, t, robbers, s, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def self_draw_win(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    s, k = st.current[t], st.drawn[t]
+    ctx = SELF_DRAWN | (AFTER_KONG if st.after_kong[t] else 0) | (FIRST_TURN if first_turn(st, t, s) else 0)
+    ctx |= DEALER if s == st.dealer[t] else 0
+    settle_win(st, t, s, k, -1, ctx, rules, table)
+    st.hands[t, s, k] -= 1
+    after_wins(st, t, 1 << s, s, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def open_window(st: State, t: int, phase: int, n: int, rules: np.ndarray, table: np.ndarray) -> bool:
+    """Start asking the ``n`` queued seats (claim or rob window); False when nobody is asked."""
+    st.q_len[t], st.q_pos[t] = n, 0
+    if n == 0:
+        return False
+    st.phase[t], st.current[t] = phase, st.queue[t, 0]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def discard(st: State, t: int, k: int, rules: np.ndarray, table: np.ndarray) -> None:
+    s = st.current[t]
+    st.hands[t, s, k] -= 1
+    st.river[t, s, st.river_len[t, s]] = k
+    st.river_len[t, s] += 1
+    st.river_counts[t, s, k] += 1
+    st.discarded[t, s] = 1
+    st.kong_discard[t] = st.last_kong[t] if st.after_kong[t] else -1
+    st.after_kong[t] = 0
+    st.drawn[t] = -1
+    st.claim_tile[t], st.claim_from[t] = k, s
+    # Claimants (S4): the cheap 碰 test first, then the waits.
+    n = 0
+    for i in range(1, 4):
+        o = (s + i) % 4
+        if not st.won[t, o] and ((k // 9 != st.void[t, o] and st.hands[t, o, k] >= 2)
+                                 or can_win_on(st, t, o, k, table)):
+            st.queue[t, n] = o
+            n += 1
+    if not open_window(st, t, CLAIM, n, rules, table):
+        next_draw(st, t, s, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def complete_added_kong(st: State, t: int, s: int, k: int, rules: np.ndarray) -> None:
+    st.hands[t, s, k] -= 1
+    st.meld[t, s, k] = ADDKONG
+    st.any_call[t] = 1
+    kong_made(st, t, s, others_in_play(st, t, s), rules[R_ADDED], rules)
+    replacement(st, t, s)
+
+
+@njit(cache=True, nogil=True)
+def self_kong(st: State, t: int, k: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """暗杠 with four in hand, else 面下杠 onto one's 碰, which others may rob first (S5, S6)."""
+    s = st.current[t]
+    if st.hands[t, s, k] == 4:
+        st.hands[t, s, k] = 0
+        st.meld[t, s, k] = ANKAN
+        st.n_melds[t, s] += 1
+        st.any_call[t] = 1
+        kong_made(st, t, s, others_in_play(st, t, s), rules[R_CONCEALED], rules)
+        replacement(st, t, s)
+        return
+    st.claim_tile[t], st.claim_from[t] = k, s
+    n = 0
+    for i in range(1, 4):
+        o = (s + i) % 4
+        if can_win_on(st, t, o, k, table):
+            st.queue[t, n] = o
+            n += 1
+    if not open_window(st, t, ROB, n, rules, table):
+        complete_added_kong(st, t, s, k, rules)
+
+
+@njit(cache=True, nogil=True)
+def resolve_claims(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """All asked seats answered: 胡 first, then 杠/碰 (S4)."""
+    k, src = st.claim_tile[t], st.claim_from[t]
+    winners, caller, call = 0, -1, -1
+    for i in range(st.q_len[t]):
+        a, o = st.answers[t, i], st.queue[t, i]
+        if a == HU_A:
+            winners |= 1 << o
+        elif (a == PONG_A or a == DIRECT_KONG_A) and caller < 0:
+            caller, call = o, a
+    if winners:
+        discard_wins(st, t, winners, src, k, rules, table)
+        return
+    if caller >= 0:
+        take_discard(st, t, src, k)
+        st.any_call[t] = 1
+        st.n_melds[t, caller] += 1
+        if call == PONG_A:
+            st.hands[t, caller, k] -= 2
+            st.meld[t, caller, k] = PONG
+            st.phase[t], st.current[t], st.drawn[t], st.after_kong[t] = TURN, caller, -1, 0
+        else:
+            st.hands[t, caller, k] -= 3
+            st.meld[t, caller, k] = KONG
+            kong_made(st, t, caller, 1 << src, rules[R_DIRECT], rules)
+            replacement(st, t, caller)
+        return
+    next_draw(st, t, src, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def resolve_rob(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    k, s = st.claim_tile[t], st.claim_from[t]
+    robbers = 0
+    for i in range(st.q_len[t]):
+        if st.answers[t, i] == ROB_A:
+            robbers |= 1 << st.queue[t, i]
+    if not robbers:
+        complete_added_kong(st, t, s, k, rules)
+        return
+    st.hands[t, s, k] -= 1  # the kong is void; the 碰 stays
+    rob_wins(st, t, robbers, s, k, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def answer(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
+    i = st.q_pos[t]
+    st.answers[t, i] = action
+    st.q_pos[t] = i + 1
+    if i + 1 < st.q_len[t]:
+        st.current[t] = st.queue[t, i + 1]
+    elif st.phase[t] == CLAIM:
+        resolve_claims(st, t, rules, table)
+    else:
+        resolve_rob(st, t, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def choose_void(st: State, t: int, suit: int) -> None:
+    """定缺 (S2): choices become public and the dealer plays once all four chose."""
+    s = st.current[t]
+    st.void[t, s] = suit
+    nxt = (s + 1) % 4
+    if nxt == st.dealer[t]:
+        st.phase[t] = TURN
+    st.current[t] = nxt
+
+
+@njit(cache=True, nogil=True)
+def play(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """Apply one legal action of ``current``."""
+    phase = st.phase[t]
+    if phase == TURN:
+        if action == HU_A:
+            self_draw_win(st, t, rules, table)
+        elif action < KONG_A:
+            discard(st, t, action - DISCARD_A, rules, table)
+        else:
+            self_kong(st, t, action - KONG_A, rules, table)
+    elif phase == CLAIM or phase == ROB:
+        answer(st, t, action, rules, table)
+    else:
+        choose_void(st, t, action - VOID_A)
+
+
+@njit(cache=True, nogil=True)
+def apply(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> bool:
+    """Play ``action``, then every lone legal action; refresh ``mask[t]``. True when the hand ended."""
+    st.delta[t, :] = 0
+    play(st, t, action, rules, table)
+    while st.phase[t] != OVER:
+        if compute_mask(st, t, rules, table) != 1:
+            break
+        play(st, t, np.argmax(st.mask[t]), rules, table)
+    return st.phase[t] == OVER
+
+
+@njit(cache=True, nogil=True)
+def deal(st: State, t: int, dealer: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """Start a hand on ``wall[t]`` (already written): 13 tiles each from the dealer on, then the
+    dealer's 14th, which counts as drawn (天胡); every seat then chooses its void."""
+    st.hands[t] = 0
+    st.meld[t] = 0
+    st.n_melds[t] = 0
+    st.river_len[t] = 0
+    st.river_counts[t] = 0
+    st.won[t] = 0
+    st.win_tile[t] = -1
+    st.beans[t] = 0
+    st.void[t] = -1
+    st.discarded[t] = 0
+    st.any_call[t] = 0
+    st.n_kongs[t] = 0
+    st.last_kong[t] = -1
+    st.kong_discard[t] = -1
+    st.after_kong[t] = 0
+    st.claim_tile[t], st.claim_from[t] = -1, -1
+    st.q_len[t], st.q_pos[t] = 0, 0
+    st.end_reason[t] = END_NONE
+    st.dealer[t] = dealer
+    st.next_dealer[t] = dealer
+    for i in range(4):
+        seat = (dealer + i) % 4
+        for j in range(13 * i, 13 * i + 13):
+            st.hands[t, seat, st.wall[t, j]] += 1
+    st.head[t], st.tail[t] = 52, N_TILES
+    st.phase[t], st.current[t] = VOID_PHASE, dealer
+    st.drawn[t] = draw_head(st, t, dealer)
+    compute_mask(st, t, rules, table)

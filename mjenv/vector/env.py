@@ -1,0 +1,200 @@
+"""The batched env of :mod:`mjenv.vector`: seeding, episodes, autoreset, validation and threads,
+shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide.
+
+======================  =====================================================================
+Make                    ``mjenv.vector.make(game, num_envs, num_threads=1, copy=True, **options)``;
+                        ``options``: the AEC env's (preset, mode, room, rule fields, match_hands)
+Reset                   ``obs, info = reset(seed=s)``: table i plays what ``raw_env`` plays after
+                        ``reset(seed=s+i)`` and unseeded resets after each episode
+Observation             ``{"observation": float32 (N, *obs_shape), "action_mask": int8 (N, A)}``
+                        of the seat to act at each table (``info["seat"]``), the AEC encoder's values
+Step                    ``step(actions, active=None)``: int (N,), one per table; ``active`` limits
+                        the tables that play (the others wait)
+Rewards                 float32 (N, 4): every seat's bean change from this step (``raw_env.rewards``)
+Episode end             ``terminated[i]``; same-step autoreset: ``obs[i]`` is the next episode's first
+                        decision; ``info["beans"]``, ``info["end_reason"]``, ``info["won"]`` where
+                        ``info["_final"]``; never truncated
+State                   ``state()``: float32 (N, *state_shape), the AEC env's ``state()``
+Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
+Bad input               an illegal action at any table raises IllegalActionError naming the table,
+                        the action and the legal ones; no table is stepped
+======================  =====================================================================
+
+Version history: v0 (mjenv 0.1.0) first release, blood battle and Joy Mahjong backends.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+
+from ..engine.core import IllegalActionError
+from .backend import END_REASONS, Backend
+
+__all__ = ["IllegalActionError", "VectorEnv"]
+
+
+class VectorEnv:
+    """``num_envs`` tables of one game played in lockstep; see ``docs/vector.md``.
+
+    ``reset``/``step`` return ``obs = {"observation": float32 (N, *obs_shape), "action_mask": int8
+    (N, A)}`` for the seat to act at each table (``info["seat"]``). With ``copy=False`` the returned
+    arrays are the env's own buffers, overwritten by the next ``step``/``reset``.
+    """
+
+    def __init__(self, backend: Backend, num_threads: int = 1, copy: bool = True) -> None:
+        self.backend = backend
+        self.num_envs = n = backend.num_envs
+        self.num_threads = min(num_threads, n)
+        self.copy = copy
+        self.match_hands = backend.match_hands
+        self.single_action_space = spaces.Discrete(backend.n_actions)
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(-np.inf, np.inf, backend.obs_shape, np.float32),
+            "action_mask": spaces.Box(0, 1, (backend.n_actions,), np.int8)})
+        self.state_shape = backend.state_shape
+        self._obs = np.zeros((n, *backend.obs_shape), dtype=np.float32)
+        self._delta = np.zeros((n, 4), dtype=np.int64)
+        self._all = np.arange(n, dtype=np.int64)
+        self._chunks = [c for c in np.array_split(self._all, self.num_threads) if len(c)]
+        self._pool = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
+        self._rngs: list[np.random.Generator] = []
+        self._hand_seed = np.zeros(n, dtype=np.int64)
+        self._hand_index = np.zeros(n, dtype=np.int64)
+        self._episode_beans = np.zeros((n, 4), dtype=np.int64)
+        self._ready = False
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start every table: table ``i`` plays what the AEC env plays after ``reset(seed=seed+i)``
+        and unseeded resets after each episode. ``options={"wall": ..., "dealer": ...}`` scripts
+        every table's first hand, as the AEC env's ``reset(options=...)``."""
+        if seed is not None:
+            if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+            rngs = [np.random.default_rng(int(seed) + i) for i in range(self.num_envs)]
+            seeds = int(seed) + self._all
+        else:
+            rngs = [np.random.default_rng() for _ in range(self.num_envs)]
+            seeds = np.array([int(r.integers(2**63)) for r in rngs], dtype=np.int64)
+        # The backend checks a script before it deals any table: bad options change nothing.
+        self.backend.start_hands(self._all, seeds, np.zeros(self.num_envs, dtype=np.int64), options)
+        self._rngs, self._hand_seed[:] = rngs, seeds
+        self._hand_index[:] = 0
+        self._episode_beans[:] = 0
+        self._ready = True
+        self._map(lambda c: self.backend.observe(c, self._obs), self._chunks)
+        return self._out(), {"seat": self.backend.seat.astype(np.int64)}
+
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per table for its seat to act; finished episodes restart at once.
+
+        ``active`` (bool (N,), default all): only these tables play; the others keep waiting on
+        the same decision (their actions are ignored, their rewards are 0).
+        """
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        if active is None:
+            tables, chunks = self._all, self._chunks
+        else:
+            active = np.asarray(active, dtype=np.bool_)
+            if active.shape != (self.num_envs,):
+                raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.shape}")
+            tables = np.flatnonzero(active)
+            chunks = [c for c in np.array_split(tables, self.num_threads) if len(c)]
+        actions = self._check(actions, tables)
+        b = self.backend
+        ended = np.zeros(self.num_envs, dtype=np.bool_)
+        self._delta[:] = 0
+
+        def run(chunk: np.ndarray) -> None:
+            ended[chunk] = b.step(actions, chunk, self._delta)
+
+        self._map(run, chunks)
+        rewards = self._delta.astype(np.float32)
+        self._episode_beans += self._delta
+        terminated = np.zeros(self.num_envs, dtype=np.bool_)
+        info: dict[str, Any] = {}
+        done = np.flatnonzero(ended)
+        if len(done):
+            result = b.hand_result(done)
+            self._hand_index[done] += 1
+            over = done[self._hand_index[done] >= self.match_hands]
+            if len(over):
+                terminated[over] = True
+                beans = np.zeros((self.num_envs, 4), dtype=np.int64)
+                beans[over] = self._episode_beans[over]
+                reason = np.full(self.num_envs, "", dtype=object)
+                won = np.zeros((self.num_envs, 4), dtype=np.bool_)
+                last = self._hand_index[done] >= self.match_hands
+                reason[over] = [END_REASONS[c] for c in result["end_reason"][last]]
+                won[over] = result["won"][last]
+                info.update(beans=beans, end_reason=reason, won=won, _final=terminated.copy())
+                self._episode_beans[over] = 0
+                self._hand_index[over] = 0
+                for t in over.tolist():
+                    self._hand_seed[t] = int(self._rngs[t].integers(2**63))
+            b.start_hands(done, self._hand_seed[done], self._hand_index[done])
+        self._map(lambda c: b.observe(c, self._obs), chunks)
+        info["seat"] = b.seat.astype(np.int64)
+        return self._out(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
+
+    def state(self) -> np.ndarray:
+        """float32 (N, *state_shape): every table's perfect-information state (the AEC ``state()``)."""
+        out = np.zeros((self.num_envs, *self.state_shape), dtype=np.float32)
+        self.backend.state(out)
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        """int8 (N, A): the legal actions of each table's seat to act."""
+        return self.backend.mask.copy()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    # ------------------------------------------------------------------ helpers
+
+    def _check(self, actions: Any, tables: np.ndarray) -> np.ndarray:
+        """Validate the listed tables' actions before any table is stepped."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an int array of shape ({self.num_envs},), "
+                             f"got {a.dtype} {a.shape}")
+        a = a.astype(np.int64)
+        mask = self.backend.mask
+        at = a[tables]
+        inside = (at >= 0) & (at < mask.shape[1])
+        ok = inside.copy()
+        ok[inside] = mask[tables[inside], at[inside]] != 0
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            t = int(tables[j])
+            layout = self.backend.layout
+            name = layout.name(int(a[t])) if inside[j] else "outside the action space"
+            legal = ", ".join(f"{x} ({layout.name(x)})" for x in np.flatnonzero(mask[t]))
+            raise IllegalActionError(
+                f"table {t}: illegal action {int(a[t])} ({name}) for seat {int(self.backend.seat[t])}; "
+                f"legal: {legal}; no table was stepped")
+        return a
+
+    def _map(self, fn: Callable[[np.ndarray], None], chunks: list[np.ndarray]) -> None:
+        """Run ``fn`` over the table chunks, on the thread pool when there is one."""
+        if self._pool is None or len(chunks) < 2:
+            for c in chunks:
+                fn(c)
+        else:
+            for f in [self._pool.submit(fn, c) for c in chunks]:
+                f.result()
+
+    def _out(self) -> dict[str, np.ndarray]:
+        if self.copy:
+            return {"observation": self._obs.copy(), "action_mask": self.backend.mask.copy()}
+        return {"observation": self._obs, "action_mask": self.backend.mask}

@@ -1,0 +1,170 @@
+"""Compiled Sichuan blood-battle scoring (RULES S7-S11, S15): the array form of
+:mod:`mjenv.rules.sichuan`, giving the same points.
+
+A seat's tiles are a 27-kind count row plus a meld row (``meld[k]``: 0 none, or one of the meld
+codes below). Rules travel as an int64 vector (the ``R_*`` indices, filled by :func:`rule_vector`).
+Base patterns (S8) are read from the shape bits instead of listing decompositions: a hand is
+all pungs when every concealed count is 0, 2 or 3 with one pair, and 带幺九 when the suit table says
+some reading has a 1 or a 9 in every set; the largest (fan − 根 adjustment) reading is kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...config import BloodBattleRules
+from .shapes import is_seven_pairs, suited_is_wait, suited_regular_bits
+
+PONG, KONG, ADDKONG, ANKAN = 1, 2, 3, 4
+"""Meld codes: 碰, 直杠, 面下杠, 暗杠 (the reference's Meld kinds pong, kong, addkong, ankan)."""
+
+(R_CLASSIC, R_BASE, R_DIRECT, R_ADDED, R_CONCEALED, R_BONUS, R_GEN_KONGS, R_CAP, R_PIG,
+ R_TRANSFER, R_FORCED, R_COEF, R_RAKE, R_SIZE) = range(14)
+BONUS_NONE, BONUS_FAN, BONUS_BASE = 0, 1, 2
+
+# WinContext flags, or-ed into one int.
+SELF_DRAWN, AFTER_KONG, ROB_KONG, FIRST_TURN, DEALER = 1, 2, 4, 8, 16
+
+
+def rule_vector(r: BloodBattleRules) -> np.ndarray:
+    """The rules as the int64 vector the compiled code reads."""
+    v = np.zeros(R_SIZE, dtype=np.int64)
+    v[R_CLASSIC] = r.mode == "classic"
+    v[R_BASE] = r.base_points
+    v[R_DIRECT] = r.direct_kong_units * r.base_points
+    v[R_ADDED] = r.added_kong_units * r.base_points
+    v[R_CONCEALED] = r.concealed_kong_units * r.base_points
+    v[R_BONUS] = ("none", "add_fan", "add_base").index(r.self_draw_bonus)
+    v[R_GEN_KONGS] = r.gen_counts_kongs
+    v[R_CAP] = r.cap_fan
+    v[R_PIG] = r.flower_pig_points
+    v[R_TRANSFER] = r.gang_pao_transfer
+    v[R_FORCED] = r.forced_win_last_four
+    v[R_COEF] = r.room_coefficient
+    v[R_RAKE] = r.rake
+    return v
+
+
+@njit(cache=True, nogil=True)
+def suits_mask(h: np.ndarray, meld: np.ndarray) -> int:
+    """Bit s set for each suit among the concealed tiles and the melds."""
+    found = 0
+    for k in range(27):
+        if h[k] or meld[k]:
+            found |= 1 << (k // 9)
+    return found
+
+
+@njit(cache=True, nogil=True)
+def is_flower_pig(h: np.ndarray, meld: np.ndarray) -> bool:
+    """S15.1 花猪: tiles of all three suits (declared melds count)."""
+    return suits_mask(h, meld) == 7
+
+
+@njit(cache=True, nogil=True)
+def gen_count(h: np.ndarray, meld: np.ndarray, gen_counts_kongs: bool) -> int:
+    """S9 根: kinds owned four times; declared kongs only with gen_counts_kongs, a 碰 plus its
+    4th tile in hand always (revised S9)."""
+    n = 0
+    for k in range(27):
+        owned = h[k]
+        if meld[k] == PONG:
+            owned += 3
+        elif meld[k] and gen_counts_kongs:
+            owned += 4
+        if owned >= 4:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _regular_fan(h: np.ndarray, meld: np.ndarray, flush: bool, table: np.ndarray) -> int:
+    """S8: the best base pattern's fan over the regular readings; 0 when there is none."""
+    bits = suited_regular_bits(h, table)
+    if bits == 0:
+        return 0
+    yao = bits == 3
+    jiang = True
+    pairs, singles = 0, 0  # all pungs: every concealed count 0, 2 or 3, one of them 2
+    for k in range(27):
+        x = h[k]
+        if x == 1 or x == 4:
+            singles += 1
+        elif x == 2:
+            pairs += 1
+        if (x or meld[k]) and k % 9 not in (1, 4, 7):
+            jiang = False
+        if meld[k] and k % 9 not in (0, 8):
+            yao = False
+    pungs = singles == 0 and pairs == 1
+    if flush:
+        return 5 if yao else (4 if pungs else 3)
+    if pungs and jiang:
+        return 4
+    if yao:
+        return 3
+    return 2 if pungs else 1
+
+
+@njit(cache=True, nogil=True)
+def score_win(h: np.ndarray, meld: np.ndarray, n_melds: int, ctx: int, void: int,
+              rules: np.ndarray, table: np.ndarray) -> int:
+    """S7-S11: the points X one paying seat pays, or -1 when this is not a legal win.
+
+    ``h`` holds the concealed tiles including the winning tile.
+    """
+    n = 0
+    for k in range(27):
+        n += h[k]
+    if n + 3 * n_melds != 14:
+        return -1
+    suits = suits_mask(h, meld)
+    if suits == 7 or (void >= 0 and suits >> void & 1):
+        return -1
+    flush = suits in (1, 2, 4)
+    best = _regular_fan(h, meld, flush, table)  # fan − 根 adjustment of the best reading
+    if n_melds == 0 and is_seven_pairs(h, 27):
+        dragon = False
+        for k in range(27):
+            if h[k] == 4:
+                dragon = True
+        # (fan − 根 adjustment): 七对 3, 龙七对 5 − 1, 清七对 5, 清龙七对 6 − 1
+        best = max(best, 5 if flush else (4 if dragon else 3))
+    if best == 0:
+        return -1
+    if ctx & FIRST_TURN:
+        best = max(best, 6)  # 天胡 / 地胡
+    total = best + gen_count(h, meld, rules[R_GEN_KONGS] != 0)
+    if ctx & AFTER_KONG:
+        total += 1
+    if ctx & ROB_KONG:
+        total += 1
+    bonus = 0
+    if ctx & SELF_DRAWN:
+        if rules[R_BONUS] == BONUS_FAN:
+            total += 1
+        elif rules[R_BONUS] == BONUS_BASE:
+            bonus = 1
+    capped = min(total, rules[R_CAP])
+    return rules[R_BASE] * ((1 << (capped - 1)) + bonus)
+
+
+@njit(cache=True, nogil=True)
+def ready_points(h: np.ndarray, meld: np.ndarray, n_melds: int, void: int, rules: np.ndarray,
+                 table: np.ndarray) -> int:
+    """S15.2 查大叫: the largest plain-discard-win X over the waits of a 3k+1 hand; 0 if not ready.
+    A kind already owned four times is never a wait. ``h`` is restored."""
+    best = 0
+    for t in range(27):
+        owned = h[t]
+        if meld[t]:
+            owned += 3 if meld[t] == PONG else 4
+        if owned >= 4 or not suited_is_wait(h, t, table):
+            continue
+        h[t] += 1
+        x = score_win(h, meld, n_melds, 0, void, rules, table)
+        h[t] -= 1
+        if x > best:
+            best = x
+    return best

@@ -1,0 +1,282 @@
+"""mjenv.vector blood battle: parity with blood_battle_v0.raw_env, seeding, threads, bad input.
+
+Parity plays random and eager legal actions (``vector_parity.mixed_actions``) through both engines
+and compares at every step the seat to act, the mask, the observation, the rewards and
+``state()``, and at every episode end the beans, the winners and the end reason. The default
+suite plays 2,000 hands per configuration; ``-m slow`` plays 100,000.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import mjenv.vector as mv
+from mjenv import blood_battle_v0
+from mjenv.vector.env import IllegalActionError
+from vector_parity import check_parity, mixed_actions
+
+TABLES = 64
+CONFIGS = {
+    "happy": {},
+    "qq": {"preset": "qq"},
+    "qq_classic_match": {"preset": "qq", "mode": "classic", "match_hands": 2},
+    "happy_match": {"match_hands": 2},
+    # every remaining rule field away from its default
+    "happy_fields": {"gen_counts_kongs": False, "cap_fan": 8, "base_points": 2, "direct_kong_units": 3,
+                     "added_kong_units": 2, "concealed_kong_units": 1, "self_draw_bonus": "none",
+                     "flower_pig_units": 5, "room_coefficient": 200, "rake": 400},
+    "qq_fields": {"preset": "qq", "gen_counts_kongs": False, "cap_fan": 4, "gang_pao_transfer": False,
+                  "mode": "classic"},
+}
+
+
+def hands_to_episodes(options: dict, hands: int) -> int:
+    return -(-hands // options.get("match_hands", 1))
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_parity_2000_hands(name):
+    options = CONFIGS[name]
+    venv = mv.make("blood_battle", TABLES, **options)
+    result = check_parity(venv, options, seed=1000, episodes=hands_to_episodes(options, 2000))
+    assert result["episodes"] >= hands_to_episodes(options, 2000)
+    assert result.get("win", 0) > 0 and result.get("draw", 0) > 0  # both endings were compared
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_parity_100000_hands(name):
+    options = CONFIGS[name]
+    venv = mv.make("blood_battle", 256, **options)
+    result = check_parity(venv, options, seed=7_000_000, episodes=hands_to_episodes(options, 100_000),
+                          rng_seed=7)
+    assert result["episodes"] >= hands_to_episodes(options, 100_000)
+
+
+def play(venv, steps: int, seed: int = 3) -> list:
+    """The observations, masks, rewards and terminations of ``steps`` mixed-play steps."""
+    obs, info = venv.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    trace = [(obs["observation"].copy(), obs["action_mask"].copy(), info["seat"].copy())]
+    for _ in range(steps):
+        obs, rewards, term, trunc, info = venv.step(mixed_actions(obs, rng))
+        trace.append((obs["observation"].copy(), obs["action_mask"].copy(), info["seat"].copy(),
+                      rewards.copy(), term.copy()))
+    return trace
+
+
+def assert_same_trace(a: list, b: list) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        for u, v in zip(x, y):
+            np.testing.assert_array_equal(u, v)
+
+
+def test_results_do_not_depend_on_thread_count():
+    one = play(mv.make("blood_battle", 37, preset="qq"), 250)
+    for threads in (2, 3):
+        venv = mv.make("blood_battle", 37, preset="qq", num_threads=threads)
+        assert_same_trace(one, play(venv, 250))
+        venv.close()
+
+
+def test_same_seed_same_game_and_unseeded_reset_plays():
+    venv = mv.make("blood_battle", 5)
+    assert_same_trace(play(venv, 120), play(venv, 120))
+    obs, info = venv.reset()
+    assert obs["action_mask"].sum(axis=1).min() > 0 and info["seat"].shape == (5,)
+
+
+def test_observation_shapes_dtypes_and_spaces():
+    venv = mv.make("blood_battle", 3)
+    obs, info = venv.reset(seed=0)
+    ref = blood_battle_v0.raw_env()
+    assert obs["observation"].shape == (3, *ref.observation_space("player_0")["observation"].shape)
+    assert obs["observation"].dtype == np.float32 and obs["action_mask"].dtype == np.int8
+    assert venv.single_action_space.n == ref.action_space("player_0").n
+    assert venv.state().shape == (3, *ref.state_space.shape) and venv.state().dtype == np.float32
+    assert info["seat"].dtype == np.int64
+
+
+def test_copy_false_returns_reused_buffers_and_copy_true_fresh_arrays():
+    fast = mv.make("blood_battle", 4, copy=False)
+    obs, _ = fast.reset(seed=1)
+    obs2, *_ = fast.step(mixed_actions(obs, np.random.default_rng(0)))
+    assert obs2["observation"] is obs["observation"] and obs2["action_mask"] is obs["action_mask"]
+    safe = mv.make("blood_battle", 4)
+    obs, _ = safe.reset(seed=1)
+    kept = obs["observation"].copy()
+    obs2, *_ = safe.step(mixed_actions(obs, np.random.default_rng(0)))
+    assert obs2["observation"] is not obs["observation"]
+    np.testing.assert_array_equal(obs["observation"], kept)
+
+
+def test_illegal_action_names_table_and_changes_no_table():
+    venv = mv.make("blood_battle", 6)
+    obs, info = venv.reset(seed=5)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        obs, *_ , info = venv.step(mixed_actions(obs, rng))
+    before = (obs["observation"].copy(), obs["action_mask"].copy(), venv.state())
+    actions = mixed_actions(obs, rng)
+    bad = int(np.flatnonzero(obs["action_mask"][4] == 0)[0])
+    actions[4] = bad
+    with pytest.raises(IllegalActionError, match=rf"table 4: illegal action {bad} .*legal: "):
+        venv.step(actions)
+    with pytest.raises(IllegalActionError, match=r"table 0: illegal action 99 \(outside the action space\)"):
+        venv.step(np.full(6, 99))
+    np.testing.assert_array_equal(venv.state(), before[2])
+    np.testing.assert_array_equal(venv.action_masks(), before[1])
+    # The tables play on from where they were, exactly as an env that never saw the bad actions.
+    twin = mv.make("blood_battle", 6)
+    obs_t, _ = twin.reset(seed=5)
+    rng_t = np.random.default_rng(1)
+    for _ in range(30):
+        obs_t, *_ = twin.step(mixed_actions(obs_t, rng_t))
+    actions[4] = mixed_actions(obs, np.random.default_rng(2))[4]
+    a, *_ = venv.step(actions)
+    b, *_ = twin.step(actions)
+    np.testing.assert_array_equal(a["observation"], b["observation"])
+
+
+@pytest.mark.parametrize("actions, match", [
+    (np.zeros(3), "int array of shape"),
+    (np.zeros(4, dtype=np.int64), r"shape \(3,\)"),
+])
+def test_bad_actions_array_raises(actions, match):
+    venv = mv.make("blood_battle", 3)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=match):
+        venv.step(actions)
+
+
+def test_step_before_reset_raises():
+    with pytest.raises(RuntimeError, match="reset"):
+        mv.make("blood_battle", 2).step(np.zeros(2, dtype=np.int64))
+
+
+@pytest.mark.parametrize("options", [
+    {"preset": "nope"}, {"cap_fan": 0}, {"cap_fan": True}, {"no_such_rule": 1}, {"match_hands": 0},
+    {"mode": "bloody"},
+])
+def test_options_are_validated_as_the_aec_env_does(options):
+    with pytest.raises((ValueError, TypeError)) as aec:
+        blood_battle_v0.raw_env(**options)
+    with pytest.raises(type(aec.value), match=str(aec.value).replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("]", r"\]")):
+        mv.make("blood_battle", 2, **options)
+
+
+def test_make_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="unknown game"):
+        mv.make("riichi", 2)
+    with pytest.raises(ValueError, match="num_envs"):
+        mv.make("blood_battle", 0)
+    with pytest.raises(ValueError, match="num_threads"):
+        mv.make("blood_battle", 2, num_threads=0)
+    with pytest.raises(ValueError, match="AEC env only"):
+        mv.make("blood_battle", 2, render_mode="ansi")
+    with pytest.raises(ValueError, match="seed"):
+        mv.make("blood_battle", 2).reset(seed=-1)
+
+
+def test_rules_match_the_aec_env():
+    venv = mv.make("blood_battle", 2, preset="qq", cap_fan=7)
+    assert dataclasses.asdict(venv.backend.rules) == dataclasses.asdict(blood_battle_v0.raw_env(preset="qq", cap_fan=7).rules)
+
+
+# ---------------------------------------------------------------------------- scripted scenarios
+
+
+def _scenario_games(monkeypatch) -> list:
+    """Run every test of test_blood_battle_scenarios and record each game it plays: its rules,
+    wall, dealer, the actions applied (by seat) and the game itself."""
+    import inspect
+    import itertools
+
+    import test_blood_battle_scenarios as scenarios
+    from mjenv.engine.blood_battle import BloodBattleGame
+
+    games = []
+    init, apply = BloodBattleGame.__init__, BloodBattleGame.apply
+
+    def recording_init(self, rules, wall, dealer, auto_forced=True):
+        init(self, rules, wall, dealer, auto_forced)
+        self.record = (rules, list(wall), dealer, [])
+        games.append(self)
+
+    def recording_apply(self, action):
+        seat = self.current_player
+        delta = apply(self, action)
+        self.record[3].append((seat, int(action)))
+        return delta
+
+    monkeypatch.setattr(BloodBattleGame, "__init__", recording_init)
+    monkeypatch.setattr(BloodBattleGame, "apply", recording_apply)
+    for name, fn in inspect.getmembers(scenarios, inspect.isfunction):
+        if not name.startswith("test_"):
+            continue
+        marks = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
+        grids = []
+        for m in marks:
+            names = [n.strip() for n in m.args[0].split(",")] if isinstance(m.args[0], str) else list(m.args[0])
+            grids.append([dict(zip(names, v if len(names) > 1 else (v,))) for v in m.args[1]])
+        for combo in itertools.product(*grids):
+            fn(**{k: v for d in combo for k, v in d.items()})
+    monkeypatch.undo()
+    return games
+
+
+def test_scripted_scenarios_replay_in_parity(monkeypatch):
+    """Each scenario's wall and moves, played through raw_env (forced moves auto-played) and the
+    vector engine side by side: the same masks, observations, rewards and state at every step, and
+    the scripted game's beans at its end."""
+    games = _scenario_games(monkeypatch)
+    replayed, compared = 0, 0
+    for g in games:
+        rules, wall, dealer, moves = g.record
+        options = dataclasses.asdict(rules)
+        ref = blood_battle_v0.raw_env(**options)
+        ref.reset(seed=0, options={"wall": wall, "dealer": dealer})
+        venv = mv.make("blood_battle", 1, **options)
+        obs, info = venv.reset(seed=0, options={"wall": wall, "dealer": dealer})
+        for seat, action in moves:
+            game = ref.game
+            if game.over or game.current_player != seat or not game.legal_mask()[action]:
+                continue  # a forced move the script spelled out: both engines played it already
+            want = ref.observe(ref.agent_selection)
+            np.testing.assert_array_equal(obs["action_mask"][0], want["action_mask"])
+            np.testing.assert_array_equal(obs["observation"][0], want["observation"])
+            np.testing.assert_array_equal(venv.state()[0], ref.state())
+            ref.step(action)
+            compared += 1
+            obs, rewards, term, trunc, info = venv.step(np.array([action]))
+            assert rewards[0].tolist() == [ref.rewards[a] for a in ref.possible_agents]
+            if ref.game.over:
+                assert term[0] and info["beans"][0].tolist() == ref.game.beans
+        # The replay followed the script: the same hands, beans and phase where the script stopped
+        # (once the script's game, which asks forced moves too, has played its lone legal moves).
+        while not g.over and np.count_nonzero(g.legal_mask()) == 1:
+            g.apply(int(g.legal_mask().argmax()))
+        if ref.game.hands == g.hands and ref.game.beans == g.beans and ref.game.phase == g.phase:
+            replayed += 1
+    moves = sum(len(g.record[3]) for g in games)
+    assert replayed == len(games), f"{replayed} of {len(games)} scripted games followed to where they stop"
+    print(f"{replayed} of {len(games)} scripted games followed, {compared} of {moves} moves compared")
+
+
+def test_active_tables_step_and_the_others_wait():
+    venv = mv.make("blood_battle", 4)
+    obs, info = venv.reset(seed=2)
+    before = venv.state()
+    actions = mixed_actions(obs, np.random.default_rng(0))
+    active = np.array([True, False, True, False])
+    actions[1] = 999  # ignored: table 1 does not play
+    obs2, rewards, term, trunc, info2 = venv.step(actions, active)
+    after = venv.state()
+    np.testing.assert_array_equal(after[~active], before[~active])
+    assert not np.array_equal(after[active], before[active])
+    assert (rewards[~active] == 0).all() and (info2["seat"][~active] == info["seat"][~active]).all()
