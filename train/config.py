@@ -56,6 +56,10 @@ class TrainConfig:
     # ---------------------------------------------------------------- rollouts
     total_decisions: int = 2_000_000
     """Stop after this many decisions of the learning policy (the x axis of every chart)."""
+    engine: str = "vector"
+    """Rollout engine: ``vector`` (the compiled batched env ``mjenv.vector``: every table of a worker in
+    one env, one forward pass per policy per step) or ``aec`` (one ``raw_env`` per table, the readable
+    reference engine; slower). Both play the same hands, lineups and reward crediting."""
     backend: str = "local"
     """Where rollouts run: ``local`` (worker processes), ``ray`` (Ray actors) or ``inline`` (one worker
     in the learner's process, for debugging)."""
@@ -64,8 +68,9 @@ class TrainConfig:
     empty starts a local Ray with ``workers`` CPUs."""
     workers: int = 2
     """Rollout workers (processes or Ray actors)."""
-    envs_per_worker: int = 16
-    """Environments each worker steps in lockstep, so that the network sees batches."""
+    envs_per_worker: int = 128
+    """Tables each worker plays in lockstep, so that the networks see batches (``engine: vector``:
+    hundreds are cheap; ``aec``: one Python env each, 16 to 32)."""
     decisions_per_worker: int = 2048
     """Learning-policy decisions each worker collects per update; started hands are always finished."""
 
@@ -156,6 +161,7 @@ class TrainConfig:
 
 _SCALARS = (bool, int, float, str)
 GAMES = ("blood_battle", "joy_mahjong")
+ENGINES = ("vector", "aec")
 MAX_SEED = 2**63 - 1
 
 
@@ -253,6 +259,8 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
     if cfg.lookahead and cfg.game != "blood_battle":
         raise ValueError("config field 'lookahead' is for the blood battle only")
+    if cfg.engine not in ENGINES:
+        raise ValueError(f"config field 'engine' must be one of {ENGINES}, got {cfg.engine!r}")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:
