@@ -195,3 +195,47 @@ def test_engine_field_is_checked() -> None:
     assert make_config({}).engine == "vector"
     with pytest.raises(ValueError, match="config field 'engine' must be one of"):
         make_config({"engine": "jax"})
+
+
+def test_device_auto_picks_cuda_when_present_and_an_absent_cuda_fails_up_front() -> None:
+    from train.ppo import check_device
+
+    assert make_config({}).device == "auto"
+    assert check_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if torch.cuda.is_available():
+        assert check_device("cuda").type == "cuda"
+    else:
+        with pytest.raises(ValueError, match="config field 'device': no cuda device on this machine; use --device auto"):
+            check_device("cuda")
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+def test_overlap_collects_the_next_rollouts_with_the_weights_before_the_update(tmp_path: Path, overlap: bool,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import train.ppo as ppo
+    from train.backends import InlineWorkers
+
+    submitted, before_update = {}, {}
+
+    class Recording(InlineWorkers):
+        def submit(self, update, weights, snapshots, pool, imitate=False):
+            submitted[update] = {k: v.copy() for k, v in weights.items()}
+            super().submit(update, weights, snapshots, pool, imitate)
+
+    real_update = ppo.ppo_update
+
+    def recording_update(net, optimizer, batch, cfg, rng):
+        before_update[len(before_update) + 1] = all_weights(net)
+        return real_update(net, optimizer, batch, cfg, rng)
+
+    monkeypatch.setattr(ppo, "make_workers", Recording)
+    monkeypatch.setattr(ppo, "ppo_update", recording_update)
+    ppo.train(tiny(tmp_path, total_decisions=450, overlap=overlap))
+    updates = sorted(before_update)
+    assert len(updates) >= 3 and sorted(submitted) == updates  # no request left over at the end
+    for u in updates:
+        # overlap: update u's hands were played with the weights before update u - 1 (a lag of one)
+        lagged = before_update[u - 1] if overlap and u > 1 else before_update[u]
+        for k, v in lagged.items():
+            np.testing.assert_array_equal(submitted[u][k], v, err_msg=f"update {u}, {k}")
+    assert not np.array_equal(before_update[1]["trunk.stem.linear.weight"], before_update[2]["trunk.stem.linear.weight"])
