@@ -320,7 +320,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
-    phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)  # this session's seconds per phase
+    # This session's seconds per phase; "rollout" is the learner's wait for them (with overlap, their
+    # time beyond the update's).
+    phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)
 
     # ---------------------------------------------------------------- resume (the run's files untouched until it loads)
     if resume is not None:
@@ -461,7 +463,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 "charts/hands": hands_played,
                 "charts/rollout_decisions_per_second": rollout.all_decisions / rollout.seconds,
                 "charts/SPS": (global_step - session_step0) / (time.perf_counter() - session_start),
-                "time/rollout_seconds": t1 - t0,
+                "time/rollout_wait_seconds": t1 - t0,
                 "time/update_seconds": phases["update"] - update_before,
                 "charts/pool_size": len(pool.snapshots),
                 **{f"losses/{name}": value for name, value in losses.items()},
@@ -510,7 +512,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             json.dump({opp: r.to_dict() for opp, r in results.items()}, fh, ensure_ascii=False, indent=1)
     writer.close()
     print(f"{global_step} decisions, {hands_played} hands, {elapsed:.0f} s of training. This session: "
-          f"rollouts {phases['rollout']:.0f} s, updates {phases['update']:.0f} s, "
+          f"waiting for rollouts {phases['rollout']:.0f} s, updates {phases['update']:.0f} s, "
           f"evaluation {phases['evaluation']:.0f} s. "
           f"Policy: agents.load_policy({str(ckpt_path)!r})", flush=True)
     return run_dir
