@@ -134,9 +134,10 @@ def _replay_env_rewards(hand: HandSummary, env_options: dict) -> tuple[list[int]
     return list(totals.values()), list(env.unwrapped.game.beans)
 
 
+@pytest.mark.parametrize("engine", ["vector", "aec"])
 @pytest.mark.parametrize("with_pool", [False, True])
-def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_pool: bool) -> None:
-    cfg = tiny(tmp_path, envs_per_worker=3, env_options={"preset": "qq", "rake": 3})
+def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_pool: bool, engine: str) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=3, env_options={"preset": "qq", "rake": 3}, engine=engine)
     worker = RolloutWorker(cfg, 0)
     net = fresh_net(cfg)
     snaps = {7: policy_weights(fresh_net(dataclasses.replace(cfg, seed=9)))} if with_pool else {}
@@ -251,8 +252,9 @@ def test_void_logits_follow_the_suits() -> None:
     assert not torch.allclose(void[:, 0], void[:, 1])
 
 
-def test_demonstrations_are_the_teachers_actions_in_every_seat(tmp_path: Path) -> None:
-    cfg = tiny(tmp_path, envs_per_worker=2)
+@pytest.mark.parametrize("engine", ["vector", "aec"])
+def test_demonstrations_are_the_teachers_actions_in_every_seat(tmp_path: Path, engine: str) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=2, engine=engine)
     r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 200, imitate=True)
     teacher, rng = load_policy("heuristic"), np.random.default_rng(0)
     assert len(r.action) == r.all_decisions >= 200  # every seat's decisions are kept
