@@ -1,19 +1,22 @@
-"""Rollout throughput of the trainer: env plus inference, local backend.
+"""Rollout throughput of the trainer: env plus inference, local backend, both engines in one run.
 
     python bench/bench_rollout.py --workers 2 --repeats 5
     python bench/bench_rollout.py --config configs/beat_heuristic_blood_battle.yaml
 
-Starts the trainer's local rollout workers (``train/backends.py``) with the given config, runs one
-warm-up collection, then ``--repeats`` timed collections of ``decisions_per_worker`` learning-policy
+Starts the trainer's local rollout workers (``train/backends.py``) with the given config (default:
+the quickstart's network and tables), once per engine (``--engines vector aec``: the compiled
+``mjenv.vector`` path, then the AEC path with ``--aec-envs`` tables per worker), runs one warm-up
+collection, then ``--repeats`` timed collections of ``decisions_per_worker`` learning-policy
 decisions per worker. Prints, as medians over the repeats, the decisions per second of every seat
 (env steps, each with a network or baseline decision) and of the learning policy alone (the
-samples PPO trains on), and their ratio to a single-process raw_env played by uniform random
-actions, measured in the same run (the ceiling set by the env alone).
+samples PPO trains on), the vector/AEC ratio, and a single-process raw_env played by uniform
+random actions, measured in the same run (the AEC env's own ceiling).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 
@@ -42,25 +45,13 @@ def random_play_rate(options: dict, decisions: int, seed: int = 0) -> float:
     return done / (time.perf_counter() - start)
 
 
-def main() -> None:
-    """Parse the arguments, run the workers, print the medians."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="a training config (configs/*.yaml); default: the quickstart network")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--decisions-per-worker", type=int, default=4096)
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
-    values = load_yaml(args.config) if args.config else {"channels": 32, "blocks": 2, "envs_per_worker": 16}
-    values.update(workers=args.workers, decisions_per_worker=args.decisions_per_worker, progress=False)
-    cfg = make_config(values)
-    probe = blood_battle_v0.raw_env(**cfg.env_options)
-    net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks, 0, cfg.lookahead)
-    weights = all_weights(net)
+def measure(cfg, weights: dict, repeats: int) -> tuple[float, float]:
+    """Median decisions/s of every seat and of the learning policy over ``repeats`` collections."""
     workers = LocalWorkers(cfg)
     try:
-        workers.collect(0, weights, {}, [])  # warm-up: process start, imports, first batches
+        workers.collect(0, weights, {}, [])  # warm-up: process start, imports, JIT cache, first batches
         learner, every = [], []
-        for update in range(1, args.repeats + 1):
+        for update in range(1, repeats + 1):
             start = time.perf_counter()
             rollout = workers.collect(update, weights, {}, [])
             seconds = time.perf_counter() - start
@@ -68,13 +59,38 @@ def main() -> None:
             every.append(rollout.all_decisions / seconds)
     finally:
         workers.close()
+    return statistics.median(every), statistics.median(learner)
+
+
+def main() -> None:
+    """Parse the arguments, run the workers of each engine, print the medians."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="a training config (configs/*.yaml); default: the quickstart network")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--decisions-per-worker", type=int, default=8192)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--engines", nargs="+", choices=["vector", "aec"], default=["vector", "aec"])
+    parser.add_argument("--aec-envs", type=int, default=16, help="tables per worker on the AEC path (today's 16)")
+    args = parser.parse_args()
+    values = load_yaml(args.config) if args.config else {"channels": 32, "blocks": 2, "envs_per_worker": 128}
+    values.update(workers=args.workers, decisions_per_worker=args.decisions_per_worker, progress=False)
+    cfg = make_config(values)
+    probe = blood_battle_v0.raw_env(**cfg.env_options)
+    net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks, 0, cfg.lookahead)
+    weights = all_weights(net)
+    rates = {}
+    for engine in args.engines:
+        tables = cfg.envs_per_worker if engine == "vector" else args.aec_envs
+        rates[engine] = measure(dataclasses.replace(cfg, engine=engine, envs_per_worker=tables), weights, args.repeats)
+        print(f"{engine:6s} {cfg.workers} workers x {tables} tables: every seat {rates[engine][0]:10,.0f} decisions/s, "
+              f"learning policy {rates[engine][1]:10,.0f} decisions/s", flush=True)
     env_rate = random_play_rate(cfg.env_options, 20_000)
     print(f"network {cfg.channels} channels x {cfg.blocks} blocks, lookahead={cfg.lookahead}, "
-          f"{cfg.workers} workers x {cfg.envs_per_worker} envs, medians of {args.repeats}")
-    print(f"rollout, every seat:        {statistics.median(every):10,.0f} decisions/s")
-    print(f"rollout, learning policy:   {statistics.median(learner):10,.0f} decisions/s")
-    print(f"raw_env random play, 1 process: {env_rate:10,.0f} decisions/s "
-          f"(rollout/env = {statistics.median(every) / env_rate:.2f})")
+          f"baselines={cfg.baseline_opponents} p={cfg.baseline_prob}, medians of {args.repeats}")
+    if len(rates) == 2:
+        print(f"vector / aec: every seat {rates['vector'][0] / rates['aec'][0]:.2f}x, "
+              f"learning policy {rates['vector'][1] / rates['aec'][1]:.2f}x")
+    print(f"raw_env random play, 1 process: {env_rate:10,.0f} decisions/s")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Where rollout workers run: ``local`` processes (the default), ``ray`` actors, or ``inline``.
 
-Each backend holds ``cfg.workers`` :class:`~train.rollout.RolloutWorker` objects and offers one
-call, ``collect``, that runs them all for one update and joins their batches. Snapshot weights
+Each backend holds ``cfg.workers`` :class:`~train.rollout.RolloutWorker` objects and offers
+``submit`` (start one update's rollouts on every worker and return at once), ``receive`` (wait for
+them and join their batches) and ``collect`` (both), so the learner can update while the workers
+play the next batch (``overlap``). Snapshot weights
 are sent to a worker once and cached there until the snapshot leaves the pool.
 ``inline`` runs one worker in the learner's process (for debugging and quick tests).
 """
@@ -9,10 +11,30 @@ are sent to a worker once and cached there until the snapshot leaves the pool.
 from __future__ import annotations
 
 import multiprocessing
+from abc import ABC, abstractmethod
 from typing import Any
 
 from .config import TrainConfig
 from .rollout import Rollout, RolloutWorker, Weights
+
+
+class _Backend(ABC):
+    """A rollout backend: ``submit`` then ``receive`` one update's rollouts, or ``collect`` both."""
+
+    @abstractmethod
+    def submit(self, update: int, weights: Weights, snapshots: dict[int, Weights],
+               pool: list[tuple[int, float]], imitate: bool = False) -> None:
+        """Start one update's rollouts on every worker; return at once."""
+
+    @abstractmethod
+    def receive(self) -> Rollout:
+        """Wait for the submitted rollouts; every worker's, joined."""
+
+    def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
+                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
+        """One update's rollouts from every worker, in turn."""
+        self.submit(update, weights, snapshots, pool, imitate)
+        return self.receive()
 
 
 class _SnapshotSync:
@@ -41,7 +63,7 @@ def _serve(conn: Any, cfg: TrainConfig, index: int) -> None:
         conn.send(worker.collect(*request))
 
 
-class LocalWorkers:
+class LocalWorkers(_Backend):
     """Rollout workers in spawned local processes, driven over pipes."""
 
     def __init__(self, cfg: TrainConfig) -> None:
@@ -57,9 +79,9 @@ class LocalWorkers:
             self.procs.append(proc)
         self.busy = [False] * cfg.workers  # a request sent, its answer not read yet
 
-    def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
-        """One update's rollouts from every worker."""
+    def submit(self, update: int, weights: Weights, snapshots: dict[int, Weights],
+               pool: list[tuple[int, float]], imitate: bool = False) -> None:
+        """Start one update's rollouts on every worker."""
         request = (update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker, imitate)
         for i, conn in enumerate(self.conns):
             try:
@@ -67,6 +89,9 @@ class LocalWorkers:
             except BrokenPipeError:
                 self._dead(i)
             self.busy[i] = True
+
+    def receive(self) -> Rollout:
+        """The submitted rollouts of every worker, joined."""
         parts = []
         for i, conn in enumerate(self.conns):
             try:
@@ -98,7 +123,7 @@ class LocalWorkers:
                 proc.terminate()
 
 
-class RayWorkers:
+class RayWorkers(_Backend):
     """Rollout workers as Ray actors (one CPU each); starts a local Ray if none is running."""
 
     def __init__(self, cfg: TrainConfig) -> None:
@@ -112,13 +137,18 @@ class RayWorkers:
                 ray.init(num_cpus=cfg.workers, include_dashboard=False)
         actor = ray.remote(num_cpus=1)(RolloutWorker)
         self.actors = [actor.remote(cfg, i, 1) for i in range(cfg.workers)]
+        self.futures: list[Any] = []
 
-    def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
-        """One update's rollouts from every actor (weights shared through the object store)."""
+    def submit(self, update: int, weights: Weights, snapshots: dict[int, Weights],
+               pool: list[tuple[int, float]], imitate: bool = False) -> None:
+        """Start one update's rollouts on every actor (weights shared through the object store)."""
         w_ref, s_ref = self.ray.put(weights), self.ray.put(self.sync.new(snapshots))
-        futures = [a.collect.remote(update, w_ref, s_ref, pool, self.cfg.decisions_per_worker, imitate)
-                   for a in self.actors]
+        self.futures = [a.collect.remote(update, w_ref, s_ref, pool, self.cfg.decisions_per_worker, imitate)
+                        for a in self.actors]
+
+    def receive(self) -> Rollout:
+        """The submitted rollouts of every actor, joined."""
+        futures, self.futures = self.futures, []
         return Rollout.concat(self.ray.get(futures))
 
     def close(self) -> None:
@@ -127,18 +157,21 @@ class RayWorkers:
             self.ray.kill(a)
 
 
-class InlineWorkers:
+class InlineWorkers(_Backend):
     """One rollout worker in the learner's own process (``cfg.workers`` is ignored)."""
 
     def __init__(self, cfg: TrainConfig) -> None:
         self.cfg, self.sync = cfg, _SnapshotSync()
         self.worker = RolloutWorker(cfg, 0)
 
-    def collect(self, update: int, weights: Weights, snapshots: dict[int, Weights],
-                pool: list[tuple[int, float]], imitate: bool = False) -> Rollout:
-        """One update's rollouts."""
-        return self.worker.collect(update, weights, self.sync.new(snapshots), pool,
-                                   self.cfg.decisions_per_worker, imitate)
+    def submit(self, update: int, weights: Weights, snapshots: dict[int, Weights],
+               pool: list[tuple[int, float]], imitate: bool = False) -> None:
+        """Keep the request: the rollouts run when ``receive`` asks for them (nothing overlaps)."""
+        self.request = (update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker, imitate)
+
+    def receive(self) -> Rollout:
+        """The kept request's rollouts."""
+        return self.worker.collect(*self.request)
 
     def close(self) -> None:
         """Nothing to stop."""

@@ -36,8 +36,10 @@ class TrainConfig:
     """Folder holding the run directories (TensorBoard events, config.yaml, checkpoint.pt)."""
     seed: int = 1
     """Seed of everything random: network initialisation, deals, action sampling, minibatches."""
-    device: str = "cpu"
-    """Torch device of the learner (``cpu``, ``cuda``); rollout workers always run on the CPU."""
+    device: str = "auto"
+    """Torch device of the learner: ``auto`` (CUDA when present, else the CPU), ``cpu``, ``cuda``,
+    ``cuda:1``; an explicit device that is absent fails before the run starts. Rollout workers
+    always run on the CPU."""
     torch_threads: int = 1
     """Torch threads of the learner process (rollout workers use one each). More help only on idle
     cores: on busy ones small matrix products slow down several times."""
@@ -56,6 +58,10 @@ class TrainConfig:
     # ---------------------------------------------------------------- rollouts
     total_decisions: int = 2_000_000
     """Stop after this many decisions of the learning policy (the x axis of every chart)."""
+    engine: str = "vector"
+    """Rollout engine: ``vector`` (the compiled batched env ``mjenv.vector``: every table of a worker in
+    one env, one forward pass per policy per step) or ``aec`` (one ``raw_env`` per table, the readable
+    reference engine; slower). Both play the same hands, lineups and reward crediting."""
     backend: str = "local"
     """Where rollouts run: ``local`` (worker processes), ``ray`` (Ray actors) or ``inline`` (one worker
     in the learner's process, for debugging)."""
@@ -64,10 +70,16 @@ class TrainConfig:
     empty starts a local Ray with ``workers`` CPUs."""
     workers: int = 2
     """Rollout workers (processes or Ray actors)."""
-    envs_per_worker: int = 16
-    """Environments each worker steps in lockstep, so that the network sees batches."""
+    envs_per_worker: int = 128
+    """Tables each worker plays in lockstep, so that the networks see batches (``engine: vector``:
+    hundreds are cheap; ``aec``: one Python env each, 16 to 32)."""
     decisions_per_worker: int = 2048
     """Learning-policy decisions each worker collects per update; started hands are always finished."""
+
+    overlap: bool = True
+    """Collect the next update's rollouts while the learner updates on this one (the workers would
+    otherwise wait): a policy lag of one update, corrected by PPO's ratio to the stored behaviour
+    log-probabilities. Deterministic and resumable on every backend; ``inline`` gains no speed."""
 
     # ---------------------------------------------------------------- PPO
     learning_rate: float = 3e-4
@@ -156,6 +168,7 @@ class TrainConfig:
 
 _SCALARS = (bool, int, float, str)
 GAMES = ("blood_battle", "joy_mahjong")
+ENGINES = ("vector", "aec")
 MAX_SEED = 2**63 - 1
 
 
@@ -253,6 +266,8 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
     if cfg.lookahead and cfg.game != "blood_battle":
         raise ValueError("config field 'lookahead' is for the blood battle only")
+    if cfg.engine not in ENGINES:
+        raise ValueError(f"config field 'engine' must be one of {ENGINES}, got {cfg.engine!r}")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:

@@ -1,6 +1,6 @@
 """PPO self-play for the blood battle (血战到底) and Joy Mahjong (欢乐麻将): one policy shared by the four seats.
 
-    python -m train --config configs/quickstart_blood_battle.yaml          # about 10 minutes on 2 cores
+    python -m train --config configs/quickstart_blood_battle.yaml          # minutes on 2 cores
     python -m train --config configs/train_blood_battle.yaml --workers 8   # a longer run
     python -m train --resume runs/<run>                                    # continue after a stop
     tensorboard --logdir runs
@@ -10,6 +10,15 @@ imitation warm start (behaviour cloning of ``teacher``, e.g. the heuristic, from
 then the loop — rollouts (``train/rollout.py``) → GAE per seat → PPO update with masked logits →
 logging → opponent-pool snapshot → checkpoint → evaluation — and a final duplicate evaluation
 against the baselines, printed as the arena's table.
+
+**Overlap** (``overlap: true``, the default): the workers play update ``u + 1``'s hands with the
+weights before update ``u`` while the learner runs update ``u``, so neither waits for the other; the
+policy lag is one update, and PPO's ratio is taken against the stored behaviour log-probabilities,
+which corrects it. The request in flight is saved in the checkpoint, so ``--resume`` replays it
+and a resumed run matches an unbroken one.
+
+**Device**: ``device: auto`` (the default) puts the learner on CUDA when present, else on the CPU;
+the rollout workers always run on the CPU.
 
 **Reward**: a seat's bean delta divided by ``reward_scale`` (default: the beans of one capped win,
 192 for the happy preset). Beans that reach a seat between its decisions are credited to its
@@ -193,6 +202,31 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int, workers: int | No
             for opp in cfg.eval_opponents}
 
 
+def rollout_request(update: int, net: PolicyValueNet, pool: OpponentPool) -> dict[str, Any]:
+    """The arguments of ``workers.submit`` for one update's rollouts with the current weights and pool."""
+    return {"update": update, "weights": all_weights(net), "snapshots": {s.id: s.weights for s in pool.snapshots},
+            "pool": pool.priorities()}
+
+
+def request_state(request: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A rollout request as tensors and plain values (for a checkpoint read with ``weights_only``)."""
+    if request is None:
+        return None
+    return {"update": request["update"], "weights": {k: torch.from_numpy(v) for k, v in request["weights"].items()},
+            "snapshots": [{"id": sid, "weights": {k: torch.from_numpy(v) for k, v in w.items()}}
+                          for sid, w in request["snapshots"].items()],
+            "pool": [[sid, p] for sid, p in request["pool"]]}
+
+
+def request_from_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The rollout request :func:`request_state` saved."""
+    if state is None:
+        return None
+    return {"update": int(state["update"]), "weights": {k: v.numpy() for k, v in state["weights"].items()},
+            "snapshots": {int(s["id"]): {k: v.numpy() for k, v in s["weights"].items()} for s in state["snapshots"]},
+            "pool": [(int(sid), float(p)) for sid, p in state["pool"]]}
+
+
 def log_eval(writer: Any, results: dict[str, Any], step: int) -> None:
     """The policy's arena statistics against each baseline, in TensorBoard."""
     for opp, result in results.items():
@@ -225,14 +259,18 @@ def check_weights(net: nn.Module) -> None:
 
 
 def check_device(name: str) -> torch.device:
-    """The torch device of the learner, or a ValueError if it is unknown or absent here."""
+    """The torch device of the learner (``auto``: CUDA when present, else the CPU), or a ValueError
+    if it is unknown or absent here."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
         device = torch.device(name)
     except RuntimeError as exc:
-        raise ValueError(f"config field 'device': {name!r} is not a torch device (cpu, cuda, cuda:1, mps)") from exc
+        raise ValueError(f"config field 'device': {name!r} is not a torch device (auto, cpu, cuda, cuda:1, mps)") from exc
     available = {"cpu": lambda: True, "cuda": torch.cuda.is_available, "mps": torch.backends.mps.is_available}
     if device.type not in available or not available[device.type]():
-        raise ValueError(f"config field 'device': no {device.type} device on this machine; use --device cpu")
+        raise ValueError(f"config field 'device': no {device.type} device on this machine; use --device auto "
+                         "(CUDA when present, else the CPU) or --device cpu")
     if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
         raise ValueError(f"config field 'device': {name!r}, but this machine has "
                          f"{torch.cuda.device_count()} CUDA device(s)")
@@ -282,6 +320,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
+    # This session's seconds per phase; "rollout" is the learner's wait for them (with overlap, their
+    # time beyond the update's).
+    phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)
 
     # ---------------------------------------------------------------- resume (the run's files untouched until it loads)
     if resume is not None:
@@ -317,6 +358,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             "optimizer": optimizer.state_dict(), "pool": pool.state_dict(),
             "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step,
             "hands": hands_played, "demonstrations": demonstrations, "elapsed_s": elapsed,
+            "inflight": request_state(inflight),
         })
 
     # ---------------------------------------------------------------- logging and workers
@@ -325,6 +367,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     if resume is None:
         writer.add_text("config", "\n".join(f"- `{k}`: `{v}`" for k, v in dataclasses.asdict(cfg).items()))
     workers = make_workers(cfg)
+    inflight = request_from_state(ckpt.get("inflight")) if resume is not None else None
+    if inflight is not None:  # the rollouts the checkpointed run had under way: the same again
+        workers.submit(**inflight)
     bar = None
     try:
         # ------------------------------------------------------------ imitation warm start
@@ -339,6 +384,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 update += 1
                 t0 = time.perf_counter()
                 rollout = workers.collect(update, all_weights(net), {}, [], imitate=True)
+                t1 = time.perf_counter()
+                phases["rollout"] += t1 - t0
                 demonstrations += len(rollout.action)
                 # Value targets: each seat's bean return from the decision to the end of the hand.
                 zeros = np.zeros_like(rollout.reward)
@@ -351,6 +398,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                                           np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
                 net.eval()
                 check_weights(net)
+                phases["update"] += time.perf_counter() - t1
                 elapsed += time.perf_counter() - t0
                 for name, value in losses.items():
                     bc_writer.add_scalar(f"imitation/{name}", value, demonstrations)
@@ -376,21 +424,32 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - global_step / cfg.total_decisions)
 
             # Rollouts: whole hands, the learning policy in >= 1 seat, pool snapshots elsewhere
-            rollout = workers.collect(update, all_weights(net), {s.id: s.weights for s in pool.snapshots},
-                                      pool.priorities())
+            if inflight is None:
+                inflight = rollout_request(update, net, pool)
+                workers.submit(**inflight)
+            rollout = workers.receive()
+            inflight = None
+            t1 = time.perf_counter()
+            phases["rollout"] += t1 - t0
             global_step += len(rollout.action)
             hands_played += len(rollout.hands)
             pool.record(rollout.hands)
+            # Overlap: the workers play the next update's hands with these weights while the learner updates.
+            if cfg.overlap and global_step < cfg.total_decisions:
+                inflight = rollout_request(update + 1, net, pool)
+                workers.submit(**inflight)
 
             # Advantages: GAE over each seat's own decisions in a hand
             advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
             batch = to_batch(rollout, advantages, returns, device)
 
             # PPO update
+            update_before = phases["update"]
             net.train()
             losses = ppo_update(net, optimizer, batch, cfg, np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
             net.eval()
             check_weights(net)
+            phases["update"] += time.perf_counter() - t1
             elapsed += time.perf_counter() - t0
 
             # Logging: the learning policy's seats (beans, wins), speed, pool, losses
@@ -404,6 +463,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 "charts/hands": hands_played,
                 "charts/rollout_decisions_per_second": rollout.all_decisions / rollout.seconds,
                 "charts/SPS": (global_step - session_step0) / (time.perf_counter() - session_start),
+                "time/rollout_wait_seconds": t1 - t0,
+                "time/update_seconds": phases["update"] - update_before,
                 "charts/pool_size": len(pool.snapshots),
                 **{f"losses/{name}": value for name, value in losses.items()},
                 "losses/explained_variance": explained_variance(returns, rollout.value),
@@ -426,7 +487,9 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
 
             # Periodic evaluation against the baselines
             if cfg.eval_every and update % cfg.eval_every == 0 and cfg.eval_opponents:
+                t2 = time.perf_counter()
                 log_eval(writer, evaluate(net, cfg, global_step), global_step)
+                phases["evaluation"] += time.perf_counter() - t2
     finally:
         if bar is not None:
             bar.close()
@@ -439,14 +502,18 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         final_workers = max(cfg.eval_workers, cfg.workers)
         print(f"evaluating {ckpt_path} against {', '.join(cfg.eval_opponents)}: "
               f"{cfg.eval_deals} duplicate deals × 4 rotations each, {final_workers} worker(s) …", flush=True)
+        t2 = time.perf_counter()
         results = evaluate(net, cfg, global_step, final_workers, progress=cfg.progress)
+        phases["evaluation"] += time.perf_counter() - t2
         log_eval(writer, results, global_step)
         for result in results.values():
             print(result.format_table(), flush=True)
         with open(run_dir / "eval.json", "w", encoding="utf-8") as fh:
             json.dump({opp: r.to_dict() for opp, r in results.items()}, fh, ensure_ascii=False, indent=1)
     writer.close()
-    print(f"{global_step} decisions, {hands_played} hands, {elapsed:.0f} s of training. "
+    print(f"{global_step} decisions, {hands_played} hands, {elapsed:.0f} s of training. This session: "
+          f"waiting for rollouts {phases['rollout']:.0f} s, updates {phases['update']:.0f} s, "
+          f"evaluation {phases['evaluation']:.0f} s. "
           f"Policy: agents.load_policy({str(ckpt_path)!r})", flush=True)
     return run_dir
 

@@ -1,7 +1,9 @@
 """Self-play rollouts: whole hands played by the learning policy and pool snapshots.
 
-A :class:`RolloutWorker` steps ``envs_per_worker`` envs of the config's game in lockstep; the seats that
-must act are grouped by the policy sitting there, so each network sees one batch per step. Every
+A :class:`RolloutWorker` steps ``envs_per_worker`` tables of the config's game in lockstep; the seats that
+must act are grouped by the policy sitting there, so each network sees one batch per step. The tables
+are one compiled batched env (``engine: vector``, the default: ``train/vector_rollout.py``) or one
+``raw_env`` each (``engine: aec``, this module); both follow everything below. Every
 hand seats the learning policy in one random seat. With probability ``baseline_prob`` the three
 other seats are one baseline of ``baseline_opponents`` (e.g. the heuristic); otherwise each is
 the learning policy too with probability ``latest_prob``, else a pool snapshot drawn with the
@@ -29,7 +31,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -138,6 +140,13 @@ class Rollout:
         )
 
 
+DECISION_FIELDS = ("obs", "mask", "state", "action", "logprob", "value")
+"""What :meth:`RolloutWorker.decide` returns for a batch of seats, as the Rollout fields of those names:
+the network's inputs, the actions, their log-probabilities and values (0 for baselines and the
+teacher), and the ``env.state()`` planes for an oracle critic (else None)."""
+Decisions = dict[str, Any]
+
+
 @dataclass
 class _Table:
     """One env slot: the hand in progress and its per-step records."""
@@ -177,19 +186,64 @@ class RolloutWorker:
             torch.set_num_threads(torch_threads)
         self.cfg, self.index = cfg, index
         self.scale = reward_scale(cfg)
-        self.tables = [_Table(make_env(cfg)) for _ in range(cfg.envs_per_worker)]
-        self.agents = self.tables[0].env.possible_agents
-        obs_planes = self.tables[0].env.observer.planes
-        state_planes = self.tables[0].env.observer.state_planes if cfg.oracle_critic else 0
-        self.arch = {"obs_planes": obs_planes, "channels": cfg.channels, "blocks": cfg.blocks,
+        probe = make_env(cfg)
+        self.agents = probe.possible_agents
+        state_planes = probe.observer.state_planes if cfg.oracle_critic else 0
+        self.arch = {"obs_planes": probe.observer.planes, "channels": cfg.channels, "blocks": cfg.blocks,
                      "lookahead": cfg.lookahead, "game": cfg.game}
         # The look-ahead planes value waits with this env's rules (lookahead is blood battle only).
-        self.rules = self.tables[0].env.rules if cfg.lookahead else None
+        self.rules = probe.rules if cfg.lookahead else None
         self.net = PolicyValueNet(**self.arch, state_planes=state_planes, rules=self.rules).eval()
         self.snapshots: dict[int, PolicyValueNet] = {}
         self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name, cfg.game)
                                          for i, name in enumerate(cfg.baseline_opponents)}
+        self.vector = None
+        self.tables: list[_Table] = []
+        if cfg.engine == "vector":
+            from .vector_rollout import VectorTables  # lazily: the AEC path never compiles the engine
 
+            self.vector = VectorTables(cfg)
+        else:
+            self.tables = [_Table(make_env(cfg)) for _ in range(cfg.envs_per_worker)]
+
+    def lineup(self, rng: np.random.Generator, pool_ids: np.ndarray, imitate: bool) -> list[int]:
+        """Who sits where in a new hand (see the module docstring)."""
+        me = int(rng.integers(N_SEATS))
+        if imitate:
+            return [TEACHER] * N_SEATS
+        n_baselines = len(self.cfg.baseline_opponents)
+        if n_baselines and rng.random() < self.cfg.baseline_prob:
+            rival = BASELINE - int(rng.integers(n_baselines))
+            return [LEARNER if s == me else rival for s in range(N_SEATS)]
+        return [LEARNER if s == me or pool_ids.size == 0 or rng.random() < self.cfg.latest_prob
+                else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
+
+    def decide(self, pid: int, kept: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+               states: Callable[[], np.ndarray]) -> Decisions:
+        """The actions of policy ``pid`` for a batch of its seats: one forward pass (or one
+        ``act_batch``); ``states()`` gives the batch's ``env.state()`` planes when the oracle critic needs them."""
+        state = None
+        if pid in self.fixed:
+            actions = self.fixed[pid].act_batch(obs, mask, rng)
+            logp = value = np.zeros(len(obs), dtype=np.float32)
+            if pid == kept:  # demonstrations are stored as the network's inputs
+                obs = self.net.prepare(obs)
+        else:
+            obs = self.net.prepare(obs)  # snapshots share the learner's architecture
+            with torch.no_grad():
+                if pid == LEARNER:
+                    state = states() if self.net.oracle else None
+                    logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
+                                                 None if state is None else torch.from_numpy(state))
+                    value = value_t.numpy()
+                else:
+                    logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
+                    value = np.zeros(len(obs), dtype=np.float32)
+            actions = masked_sample(logits_t.numpy(), rng)
+            logp = torch.log_softmax(logits_t, dim=1).numpy()[np.arange(len(obs)), actions]
+        if pid == kept and self.net.oracle and state is None:  # demonstrations for an oracle critic
+            state = states()
+        return dict(zip(DECISION_FIELDS, (obs, mask, state, np.asarray(actions, dtype=np.int64), logp, value)))
 
     def collect(self, update: int, weights: Weights, new_snapshots: dict[int, Weights],
                 pool: list[tuple[int, float]], decisions: int, imitate: bool = False) -> Rollout:
@@ -208,8 +262,13 @@ class RolloutWorker:
         if pool_ids.size:  # this update's opponents: fewer networks per step, the same odds per snapshot
             pool_ids = rng.choice(pool_ids, size=self.cfg.snapshots_per_rollout,
                                   p=np.array([p for _, p in pool], dtype=np.float64))
+        if imitate and TEACHER not in self.fixed:  # loaded on first use: not every game has a heuristic
+            self.fixed[TEACHER] = load_policy(self.cfg.teacher, self.cfg.game)
+        kept = TEACHER if imitate else LEARNER
+        if self.vector is not None:
+            return self.vector.collect(self, rng, pool_ids, decisions, imitate, start)
 
-        buf: dict[str, list[Any]] = {k: [] for k in ("obs", "mask", "state", "action", "logprob", "value")}
+        buf: dict[str, list[Any]] = {k: [] for k in DECISION_FIELDS}
         order: list[int] = []  # decision indices, grouped by (hand, seat)
         done: list[bool] = []
         credited_beans: list[int] = []
@@ -218,23 +277,10 @@ class RolloutWorker:
         hands: list[HandSummary] = []
         n_decisions = all_decisions = 0
 
-        if imitate and TEACHER not in self.fixed:  # loaded on first use: not every game has a heuristic
-            self.fixed[TEACHER] = load_policy(self.cfg.teacher, self.cfg.game)
-        kept = TEACHER if imitate else LEARNER
-        n_baselines = len(self.cfg.baseline_opponents)
-
         def deal(table: _Table) -> None:
             table.seed = int(rng.integers(2**63))
             table.env.reset(seed=table.seed)
-            me = int(rng.integers(N_SEATS))
-            if imitate:
-                table.lineup = [TEACHER] * N_SEATS
-            elif n_baselines and rng.random() < self.cfg.baseline_prob:
-                rival = BASELINE - int(rng.integers(n_baselines))
-                table.lineup = [LEARNER if s == me else rival for s in range(N_SEATS)]
-            else:
-                table.lineup = [LEARNER if s == me or pool_ids.size == 0 or rng.random() < self.cfg.latest_prob
-                                else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
+            table.lineup = self.lineup(rng, pool_ids, imitate)
             table.active = True
             table.actors, table.actions, table.step_rewards, table.decision = [], [], [], []
 
@@ -270,39 +316,16 @@ class RolloutWorker:
             for pid, items in groups.items():
                 obs = np.stack([o["observation"] for _, _, o in items])
                 mask = np.stack([o["action_mask"] for _, _, o in items]).astype(bool)
-                state = None
-                if pid in self.fixed:
-                    actions = self.fixed[pid].act_batch(obs, mask, rng)
-                    logp = value = np.zeros(len(items), dtype=np.float32)
-                    if pid == kept:  # demonstrations are stored as the network's inputs
-                        obs = self.net.prepare(obs)
-                else:
-                    obs = self.net.prepare(obs)  # snapshots share the learner's architecture
-                    with torch.no_grad():
-                        if pid == LEARNER:
-                            state = (np.stack([t.env.state() for t, _, _ in items]) if self.net.oracle else None)
-                            logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
-                                                         None if state is None else torch.from_numpy(state))
-                            value = value_t.numpy()
-                        else:
-                            logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
-                    actions = masked_sample(logits_t.numpy(), rng)
-                    logp = torch.log_softmax(logits_t, dim=1).numpy()[np.arange(len(items)), actions]
+                d = self.decide(pid, kept, obs, mask, rng, lambda: np.stack([t.env.state() for t, _, _ in items]))
                 if pid == kept:
-                    if self.net.oracle and state is None:  # demonstrations for an oracle critic
-                        state = np.stack([t.env.state() for t, _, _ in items])
-                    buf["obs"].append(obs)
-                    buf["mask"].append(mask)
-                    buf["state"].append(state)
-                    buf["action"].append(actions)
-                    buf["logprob"].append(logp)
-                    buf["value"].append(value)
+                    for name in buf:
+                        buf[name].append(d[name])
                 # Step the tables.
                 for i, (table, seat, _) in enumerate(items):
                     env = table.env
-                    env.step(int(actions[i]))
+                    env.step(int(d["action"][i]))
                     table.actors.append(seat)
-                    table.actions.append(int(actions[i]))
+                    table.actions.append(int(d["action"][i]))
                     table.step_rewards.append([int(env.rewards[a]) for a in self.agents])
                     table.decision.append(n_decisions + i if pid == kept else -1)
                     all_decisions += 1

@@ -1,0 +1,161 @@
+"""Rollouts on the compiled engine (``engine: vector``): a worker's tables in one :mod:`mjenv.vector` env.
+
+The hands, lineups, kept decisions, reward crediting and the returned :class:`~train.rollout.Rollout`
+are those of the AEC path (``train/rollout.py``, its module docstring); what differs is how the
+tables are played:
+
+- **Steps.** Every table with a hand under way acts at each step: one forward pass per network
+  (one ``act_batch`` per baseline) over the tables where its seat is to act, then one
+  ``venv.step(actions, active)`` for all of them. Tables whose hand ended after enough decisions
+  were collected wait (``active`` False) while the others finish theirs.
+- **Deals.** Each update resets the env with a seed ``s`` drawn from the worker's generator. By the
+  engine's seeding contract (``docs/vector.md``, "Seeding") table ``i`` then plays hand seeds
+  ``s + i``, then the draws of ``default_rng(s + i)``: each ``HandSummary.seed`` replays its hand
+  through ``raw_env.reset(seed=...)``, action by action.
+- **Crediting** (:class:`Crediting`) is :func:`~train.rollout.credit_rewards` computed step by step
+  over all tables at once: each seat's latest decision in its table's hand receives the seat's
+  bean change of every step; beans before a seat's first decision wait until it decides.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .config import TrainConfig
+from .rollout import DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, HandSummary, Rollout
+
+if TYPE_CHECKING:
+    from .rollout import RolloutWorker
+
+
+class Crediting:
+    """:func:`~train.rollout.credit_rewards` for many tables at once, step by step: ``decide`` when
+    seats act, ``receive`` each step's bean changes, ``start`` a table's next hand; ``credit[i]`` is
+    decision ``i``'s credited beans so far."""
+
+    def __init__(self, n_tables: int) -> None:
+        self.last = np.full((n_tables, N_SEATS), -1, dtype=np.int64)  # each seat's latest decision in the hand
+        self.pending = np.zeros((n_tables, N_SEATS), dtype=np.int64)  # beans before a seat's first decision
+        self.credit = np.zeros(4096, dtype=np.int64)
+
+    def decide(self, tables: np.ndarray, seats: np.ndarray, ids: np.ndarray) -> None:
+        """Seat ``seats[j]`` of table ``tables[j]`` takes decision ``ids[j]`` (ids ascending, new)."""
+        if self.credit.size <= ids[-1]:
+            self.credit = np.concatenate([self.credit, np.zeros(max(self.credit.size, len(ids)), dtype=np.int64)])
+        first = self.last[tables, seats] < 0
+        self.credit[ids[first]] = self.pending[tables[first], seats[first]]
+        self.last[tables, seats] = ids
+
+    def receive(self, tables: np.ndarray, rewards: np.ndarray) -> None:
+        """Every seat's bean change ``rewards`` (len(tables), 4) from the step the tables just played."""
+        latest = self.last[tables]
+        decided = latest >= 0
+        self.credit[latest[decided]] += rewards[decided]  # one decision per (table, seat): no repeated index
+        self.pending[tables] += np.where(decided, 0, rewards)
+
+    def start(self, table: int) -> None:
+        """The table starts a new hand."""
+        self.last[table], self.pending[table] = -1, 0
+
+
+class VectorTables:
+    """``cfg.envs_per_worker`` tables of ``cfg.game`` in one compiled batched env."""
+
+    def __init__(self, cfg: TrainConfig) -> None:
+        import mjenv.vector as mv  # compiles (or loads from numba's cache) the engine
+
+        self.venv = mv.make(cfg.game, cfg.envs_per_worker, copy=False, **cfg.env_options)
+        self.n = cfg.envs_per_worker
+
+    def collect(self, worker: "RolloutWorker", rng: np.random.Generator, pool_ids: np.ndarray,
+                decisions: int, imitate: bool, start: float) -> Rollout:
+        """Play hands until ``decisions`` kept decisions are reached, finishing started hands."""
+        n, venv = self.n, self.venv
+        kept = TEACHER if imitate else LEARNER
+        base = int(rng.integers(2**62))  # table seeds base + i stay below 2**63
+        obs, info = venv.reset(seed=base)
+        seat = info["seat"]
+        streams = [np.random.default_rng(base + t) for t in range(n)]  # the engine's per-table hand seeds
+        lineup = np.array([worker.lineup(rng, pool_ids, imitate) for _ in range(n)], dtype=np.int64)
+        meta: list[tuple[int, tuple[int, ...]]] = [(base + t, tuple(lineup[t].tolist())) for t in range(n)]
+        hand_of = np.arange(n, dtype=np.int64)  # each table's hand id (an index into meta)
+        results: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
+        active = np.ones(n, dtype=np.bool_)
+        crediting = Crediting(n)
+        hand_beans = np.zeros((n, N_SEATS), dtype=np.int64)
+        log: dict[str, list[np.ndarray]] = {"hand": [], "seat": [], "action": [], "slot": []}
+        buf: dict[str, list[np.ndarray | None]] = {name: [] for name in DECISION_FIELDS}
+        n_kept = n_all = 0
+
+        while active.any():
+            rows = np.flatnonzero(active)
+            seats = seat[rows]
+            pids = lineup[rows, seats]
+            actions = np.zeros(n, dtype=np.int64)
+            slot = np.full(len(rows), -1, dtype=np.int64)  # index in the kept buffers, or -1
+            for pid in np.unique(pids):
+                sel = np.flatnonzero(pids == pid)
+                tables = rows[sel]
+                d = worker.decide(int(pid), kept, obs["observation"][tables],
+                                  obs["action_mask"][tables].astype(np.bool_), rng,
+                                  lambda tables=tables: venv.state()[tables])
+                actions[tables] = d["action"]
+                if pid == kept:
+                    for name in buf:
+                        buf[name].append(d[name])
+                    slot[sel] = n_kept + np.arange(len(sel))
+                    n_kept += len(sel)
+            crediting.decide(rows, seats, n_all + np.arange(len(rows)))
+            n_all += len(rows)
+            for name, values in zip(log, (hand_of[rows], seats, actions[rows], slot)):
+                log[name].append(values)
+
+            obs, rewards, terminated, _, info = venv.step(actions, active)
+            seat = info["seat"]
+            r = np.rint(rewards[rows]).astype(np.int64)
+            hand_beans[rows] += r
+            crediting.receive(rows, r)
+            for t in rows[terminated[rows]].tolist():
+                results[int(hand_of[t])] = (tuple(hand_beans[t].tolist()), tuple(info["won"][t].tolist()))
+                if n_kept >= decisions:  # enough: this table waits while the others finish
+                    active[t] = False
+                    continue
+                lineup[t] = worker.lineup(rng, pool_ids, imitate)  # the env already dealt its next hand
+                hand_of[t] = len(meta)
+                meta.append((int(streams[t].integers(2**63)), tuple(lineup[t].tolist())))
+                crediting.start(t)
+                hand_beans[t] = 0
+
+        hand, seats, action, slot = (np.concatenate(log[name]) for name in log)
+        counts = np.bincount(hand, minlength=len(meta))
+        per_hand = np.split(action[np.argsort(hand, kind="stable")], np.cumsum(counts)[:-1])
+        hands = [HandSummary(seed, lineup_, *results[h], per_hand[h].tolist())
+                 for h, (seed, lineup_) in enumerate(meta)]
+        ids = np.flatnonzero(slot >= 0)
+        ids = ids[np.lexsort((ids, seats[ids], hand[ids]))]  # grouped by (hand, seat), in play order
+        h_k, s_k = hand[ids], seats[ids]
+        done = np.ones(len(ids), dtype=np.bool_)
+        done[:-1] = (h_k[1:] != h_k[:-1]) | (s_k[1:] != s_k[:-1])
+        where = np.empty(n_kept, dtype=np.int64)  # each kept slot's row in the returned arrays
+        where[slot[ids]] = np.arange(len(ids))
+
+        def flat(name: str) -> np.ndarray:
+            """The kept decisions' ``name`` in (hand, seat, decision) order: one scatter per step's chunk."""
+            chunks = buf[name]
+            out = np.empty((n_kept, *chunks[0].shape[1:]), dtype=chunks[0].dtype)
+            at = 0
+            for chunk in chunks:
+                out[where[at:at + len(chunk)]] = chunk
+                at += len(chunk)
+            return out
+
+        beans = crediting.credit[ids]
+        return Rollout(
+            obs=flat("obs"), mask=flat("mask"), state=flat("state") if worker.net.oracle else None,
+            action=flat("action"), logprob=flat("logprob").astype(np.float32), value=flat("value"),
+            reward=(beans / worker.scale).astype(np.float32), beans=beans, done=done, hand=h_k, seat=s_k,
+            hands=hands, all_decisions=n_all, seconds=time.perf_counter() - start,
+        )
