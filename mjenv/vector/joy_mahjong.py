@@ -67,7 +67,7 @@ def _deal_chunk(st: eng.State, rules: np.ndarray, tables: np.ndarray, walls: np.
     """Deal ``walls[j]`` on ``tables[j]`` and compute its first decision's mask."""
     for j in range(len(tables)):
         t = tables[j]
-        eng.deal(st, rules, t, walls[j], dealers[j], prevailing[j])
+        eng.deal(st, t, walls[j], dealers[j], prevailing[j])
         eng.compute_mask(st, rules, t)
 
 

@@ -1,8 +1,8 @@
 """The compiled Joy Mahjong game: the flow of :mod:`mjenv.engine.joy_mahjong` and
 :mod:`mjenv.engine.core` over a struct of arrays, one row per table.
 
-Every function takes the :class:`State`, the ``rules`` array and a table index ``t`` and mirrors
-the reference method of the same name (``_discard`` → :func:`discard` ...), so a rule is found in
+Every function takes the :class:`State`, a table index ``t`` (and the ``rules`` array where a
+rule field matters) and mirrors the reference method of the same name (``_discard`` → :func:`discard` ...), so a rule is found in
 the same place in both engines. Actions arrive checked against ``mask``; :func:`apply` plays one
 and then every lone legal action (the reference's ``auto_forced``), adding each seat's bean
 change to ``delta``.
@@ -277,7 +277,7 @@ def draw(st: State, t: int, s: int, from_tail: bool) -> int:
 
 
 @njit(cache=True, nogil=True)
-def deal(st: State, rules: np.ndarray, t: int, wall: np.ndarray, dealer: int, prevailing: int) -> None:
+def deal(st: State, t: int, wall: np.ndarray, dealer: int, prevailing: int) -> None:
     """A new hand on table t: deal, 补花 and the 财神 indicator (the reference's ``_deal``)."""
     st.wall[t, :] = wall
     st.dealer[t], st.prevailing[t] = dealer, prevailing

@@ -8,7 +8,10 @@ Fan counts are not here: the engine calls the reference scorer for them (see the
 hand (tested against it): per group (m, p, s, honours) the fewest wildcards that turn the real
 tiles into melds only, or into melds and the pair (a dynamic programme over the kinds, the same
 as ``_fewest_wild``, capped so a wildcard never stands for a fifth copy of a kind counting the
-concealed tiles and the melds), then 七对, 十三幺, 全不靠 / 七星不靠 and 组合龙.
+concealed tiles and the melds), then 七对, 十三幺, 全不靠 / 七星不靠 and 组合龙. The uncapped
+programme's answers are precomputed for every group (:func:`need_tables`); the capped one runs
+only when copies in one's melds could bind and the uncapped check passed. :func:`can_complete`
+is the engine's pre-check (some tile completes a 3n+1 hand; all four wildcards held included).
 """
 
 from __future__ import annotations
