@@ -51,7 +51,7 @@ State = namedtuple("State", [
     "wall", "head", "tail", "dealer", "prevailing", "hands", "meld_counts", "meld_kind", "meld_tile",
     "n_melds", "river", "river_len", "river_counts", "flowers", "indicator", "wild", "won",
     "win_seat", "win_tile", "win_from", "win_fan", "win_x", "bird", "bird_seat", "beans", "phase",
-    "current", "drawn", "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos",
+    "current", "drawn", "last_drawn", "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos",
     "end_reason", "ready_key", "ready_val", "sc_n", "sc_key", "sc_val", "mask", "delta",
 ])
 
@@ -70,7 +70,8 @@ def new_state(n: int) -> State:
         win_seat=np.full(n, -1, i8), win_tile=np.full(n, -1, i8), win_from=np.full(n, -1, i8),
         win_fan=np.zeros(n, i32), win_x=np.zeros(n, i32), bird=np.full(n, -1, i8),
         bird_seat=np.full(n, -1, i8), beans=np.zeros((n, 4), i64), phase=np.full(n, OVER, i8),
-        current=np.full(n, -1, i8), drawn=np.full(n, -1, i8), after_kong=np.zeros(n, i8),
+        current=np.full(n, -1, i8), drawn=np.full(n, -1, i8), last_drawn=np.full(n, -1, i8),
+        after_kong=np.zeros(n, i8),
         claim_tile=np.zeros(n, i8), claim_from=np.zeros(n, i8), queue=np.zeros((n, 3), i8),
         answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8), q_pos=np.zeros(n, i8),
         end_reason=np.zeros(n, i8), ready_key=np.full((n, 4, 2 * W), -1, i8),
@@ -150,13 +151,23 @@ def wall_count(st: State, t: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def wall_spent(st: State, t: int) -> bool:
+    """J8/J9: only flowers (or nothing) left to draw: the last tile has been drawn (海底), and no
+    kong is offered (the reference's ``_wall_spent``)."""
+    for i in range(st.head[t], st.tail[t]):
+        if st.wall[t, i] < W:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def score(st: State, rules: np.ndarray, t: int, s: int, k: int, how: int, seen: int) -> tuple[int, int, int]:
     """J4/J9 score of seat s's hand (k included): the reference's ``_score``."""
     n = st.n_melds[t, s]
     return _call_scorer(
         st.hands[t, s].copy(), st.meld_kind[t, s, :n].copy(), st.meld_tile[t, s, :n].copy(), k,
         st.wild[t], how, how == HOW_SELF and st.after_kong[t] != 0,
-        how != HOW_ROB and wall_count(st, t) == 0, seen == 3, (s - st.dealer[t]) % 4,
+        how != HOW_ROB and wall_spent(st, t), seen == 3, (s - st.dealer[t]) % 4,
         st.prevailing[t], st.flowers[t, s], rules[R_ROOM], rules[R_WBW] != 0)
 
 
@@ -233,6 +244,7 @@ def draw(st: State, t: int, s: int, from_tail: bool) -> int:
         st.head[t] += 1
     if k < W:
         st.hands[t, s, k] += 1
+        st.last_drawn[t] = k
         return k
     while True:
         st.flowers[t, s] += 1
@@ -243,6 +255,7 @@ def draw(st: State, t: int, s: int, from_tail: bool) -> int:
         if k < W:
             break
     st.hands[t, s, k] += 1
+    st.last_drawn[t] = k
     return k + 64
 
 
@@ -267,7 +280,7 @@ def deal(st: State, rules: np.ndarray, t: int, wall: np.ndarray, dealer: int, pr
     st.end_reason[t] = END_NONE
     st.ready_key[t] = -1
     st.sc_n[t] = 0
-    st.drawn[t] = -1
+    st.drawn[t] = st.last_drawn[t] = -1
     held = np.zeros((4, 14), np.int8)  # flowers dealt, awaiting 补花, in the order dealt
     n_held = np.zeros(4, np.int64)
     for i in range(4):
@@ -287,7 +300,7 @@ def deal(st: State, rules: np.ndarray, t: int, wall: np.ndarray, dealer: int, pr
         n_held[dealer] += 1
     else:
         st.hands[t, dealer, k] += 1
-        st.drawn[t] = k
+        st.drawn[t] = st.last_drawn[t] = k
     for i in range(4):
         seat = (dealer + i) % 4
         for _ in range(n_held[seat]):
@@ -349,7 +362,7 @@ def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
         for k in range(W):
             if hand[k] > 0:
                 mask[DISCARD_A + k] = 1
-        if wall_count(st, t) > 0:
+        if not wall_spent(st, t):
             for k in range(W):
                 if hand[k] == 4 and k != st.wild[t]:
                     mask[KONG_A + k] = 1
@@ -363,7 +376,7 @@ def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
             mask[HU_A] = 1
         if hand[k] >= 2:
             mask[PONG_A] = 1
-            if hand[k] == 3 and wall_count(st, t) > 0:
+            if hand[k] == 3 and not wall_spent(st, t):
                 mask[DIRECT_KONG_A] = 1
         if s == (st.claim_from[t] + 1) % 4:
             shapes = chow_shapes(hand, k, st.wild[t])
@@ -561,14 +574,11 @@ def settle(st: State, rules: np.ndarray, t: int, w: int, k: int, source: int, ho
     st.won[t, w] = 1
     st.win_seat[t], st.win_tile[t], st.win_from[t], st.win_fan[t], st.win_x[t] = w, k, source, fan, x
     dealer = st.dealer[t]
-    bird = -1
-    if how != HOW_ROB and wall_count(st, t) == 0:
-        bird = k  # J8: a last-tile win's bird is the winning tile
-    else:
-        for i in range(st.head[t], st.tail[t]):
-            if st.wall[t, i] < W:
-                bird = st.wall[t, i]
-                break
+    bird = st.last_drawn[t]  # J8: a spent wall's bird is the last tile drawn (海底)
+    for i in range(st.head[t], st.tail[t]):
+        if st.wall[t, i] < W:  # else the first tile still to draw, flowers skipped
+            bird = st.wall[t, i]
+            break
     b_seat = -1 if bird < 0 else bird_seat(bird, dealer)
     st.bird[t], st.bird_seat[t] = bird, b_seat
     for i in range(1, 4):  # payers in turn order from the winner (J6)
