@@ -13,6 +13,12 @@ for any ``deals >= k``. The policy seated at ``seat`` draws its randomness from
 whatever the number of workers. Policies must not carry state from one hand to the next: a
 worker reuses one policy object for all the hands of its chunk.
 
+**Engines.** ``engine="vector"`` (the default) plays on the compiled engine
+(:mod:`agents.vector_arena`): a worker's deals are dealt on four tables each and played in
+lockstep, each policy choosing for all its tables in one ``act_batch`` call. ``engine="aec"``
+plays the reference env one hand at a time (:func:`play_hand`); replay logs (``log_dir``) need it.
+Both give the same records for every policy that follows the ``Policy`` protocol (tested).
+
 **Statistics** (per agent label; an agent in three seats is averaged over them):
 
 ``mean_beans``
@@ -39,7 +45,7 @@ worker reuses one policy object for all the hands of its chunk.
 ``hands`` (deals × 4), ``env_options``, ``rules``, ``rake``, ``interval``, ``results``
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
-four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``elapsed_s``.
+four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``engine``, ``elapsed_s``.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ import importlib
 import math
 import multiprocessing
 import os
+import sys
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -193,11 +200,15 @@ def _play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, An
 
 
 def _play_deals_vector(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
-                       start: int, stop: int, on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
-    """Worker entry point of the compiled engine: deals [start, stop), 4 rotations each, in lockstep."""
+                       start: int, stop: int, on_deal: Callable[[int], None] | None = None,
+                       worker: bool = False) -> list[HandRecord]:
+    """Entry point of the compiled engine: deals [start, stop), 4 rotations each, in lockstep.
+    A ``worker`` process runs torch on one thread: the workers are the parallelism."""
     from .vector_arena import play_deals  # lazily: it imports this module
 
     policies = [load_policy(spec, game) for spec in agent_specs]
+    if worker and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
     return play_deals(game, policies, env_options, seed, start, stop, on_deal=on_deal)
 
 
@@ -469,7 +480,7 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
             # wants large ones (its batches are the chunk's tables).
             if engine == "vector":
                 size = math.ceil(deals / (workers * 2))
-                play, extra = _play_deals_vector, ()
+                play, extra = _play_deals_vector, (None, True)
             else:
                 size = max(1, min(25, math.ceil(deals / (workers * 8))))
                 play, extra = _play_deals, (log_dir,)

@@ -33,14 +33,12 @@ def play_deals(game: str, policies: Sequence[Policy], env_options: dict[str, Any
                stop: int, num_threads: int = 1,
                on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
     """Deals ``[start, stop)`` × 4 rotations on the compiled engine; records in (deal, rotation)
-    order. ``on_deal(k)`` is called as each batch of ``k`` deals finishes (progress bars)."""
+    order. ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars)."""
     per_env = TABLES_PER_ENV // N_SEATS
     records: list[HandRecord] = []
     for lo in range(start, stop, per_env):
         hi = min(stop, lo + per_env)
-        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads).play()
-        if on_deal is not None:
-            on_deal(hi - lo)
+        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads).play(on_deal)
     return records
 
 
@@ -64,7 +62,7 @@ class _DealBatch:
         self._probe = np.random.default_rng(0)
         self._draws_rng: set[int] = set()
 
-    def play(self) -> list[HandRecord]:
+    def play(self, on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
         """Every table's hand; finished tables wait (``step(active=)``) until all are done."""
         venv, n = self.venv, self.venv.num_envs
         obs, info = venv.reset(seed=[deal_seed(self.seed, int(d)) for d in self.deal])
@@ -82,11 +80,17 @@ class _DealBatch:
                 if rows.size:
                     actions[rows] = self._choose(p, rows, obs, seat)
             obs, _, terminated, _, info = venv.step(actions, active=active)
-            for t in np.flatnonzero(terminated & active).tolist():
-                records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(int(a) for a in self.agent_at[t]),
-                                        digests[t], int(dealer[t]), tuple(int(b) for b in info["beans"][t]),
+            finished = np.flatnonzero(terminated & active)
+            for t in finished.tolist():
+                records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(self.agent_at[t].tolist()),
+                                        digests[t], int(dealer[t]), tuple(info["beans"][t].tolist()),
                                         self._wins(info, t), str(info["end_reason"][t]))
             active &= ~terminated
+            if on_deal is not None and finished.size:  # deals whose four tables are all done now
+                deals = np.unique(finished // N_SEATS)
+                done = int((~active.reshape(-1, N_SEATS)[deals]).all(axis=1).sum())
+                if done:
+                    on_deal(done)
         venv.close()
         return records  # type: ignore[return-value]
 

@@ -10,6 +10,7 @@ import agents.vector_arena
 import mjenv.vector as mv
 from agents.arena import ArenaResult, run_arena
 from agents.base import RandomPolicy
+from agents.registry import load_policy
 from mjenv import blood_battle_v0, joy_mahjong_v0
 from mjenv.cli import main
 
@@ -34,6 +35,7 @@ def _without_run_facts(d: dict) -> dict:
     # Deal 22 ends in a 海底 discard win: the bird is the last tile drawn (revised J8); the compiled
     # engine used to take the winning tile and paid twice the beans.
     ("joy_mahjong", {"room": "eight_fan"}, ["heuristic", "random"], 30, 5),
+    ("joy_mahjong", {"room": "no_fan"}, ["heuristic", "random", "random", "heuristic"], 10, 6),
 ])
 def test_the_compiled_engine_plays_the_reference_arenas_hands(game: str, options: dict, agents: list,
                                                               deals: int, seed: int) -> None:
@@ -58,8 +60,11 @@ def test_a_random_policy_keeps_its_per_seat_generators_in_the_batched_arena() ->
 def test_the_records_do_not_depend_on_how_many_tables_share_an_env(monkeypatch: pytest.MonkeyPatch) -> None:
     whole = run_arena(agents=["heuristic", "random"], deals=6, seed=2, progress=False)
     monkeypatch.setattr(agents.vector_arena, "TABLES_PER_ENV", 8)  # deals played two at a time
-    pieces = run_arena(agents=["heuristic", "random"], deals=6, seed=2, progress=False)
-    assert pieces.records == whole.records
+    told: list[int] = []
+    policies = [load_policy("heuristic"), RandomPolicy()]
+    pieces = agents.vector_arena.play_deals("blood_battle", policies, {}, 2, 0, 6, on_deal=told.append)
+    assert pieces == whole.records
+    assert sum(told) == 6 and len(told) >= 3  # each deal told once, as it finishes
 
 
 def test_workers_split_the_deals_without_changing_the_records() -> None:
