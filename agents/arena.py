@@ -13,6 +13,12 @@ for any ``deals >= k``. The policy seated at ``seat`` draws its randomness from
 whatever the number of workers. Policies must not carry state from one hand to the next: a
 worker reuses one policy object for all the hands of its chunk.
 
+**Engines.** ``engine="vector"`` (the default) plays on the compiled engine
+(:mod:`agents.vector_arena`): a worker's deals are dealt on four tables each and played in
+lockstep, each policy choosing for all its tables in one ``act_batch`` call. ``engine="aec"``
+plays the reference env one hand at a time (:func:`play_hand`); replay logs (``log_dir``) need it.
+Both give the same records for every policy that follows the ``Policy`` protocol (tested).
+
 **Statistics** (per agent label; an agent in three seats is averaged over them):
 
 ``mean_beans``
@@ -39,7 +45,7 @@ worker reuses one policy object for all the hands of its chunk.
 ``hands`` (deals × 4), ``env_options``, ``rules``, ``rake``, ``interval``, ``results``
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
-four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``elapsed_s``.
+four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``engine``, ``elapsed_s``.
 """
 
 from __future__ import annotations
@@ -49,11 +55,12 @@ import importlib
 import math
 import multiprocessing
 import os
+import sys
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -63,6 +70,8 @@ from .registry import load_policy
 N_SEATS = 4
 # Game name -> env module.
 GAMES: dict[str, str] = {"blood_battle": "mjenv.blood_battle_v0", "joy_mahjong": "mjenv.joy_mahjong_v0"}
+ENGINES = ("vector", "aec")
+"""``vector``: the compiled engine (:mod:`agents.vector_arena`); ``aec``: the reference env, hand by hand."""
 SCHEMA = "mjenv.arena/1"
 INTERVAL = "student_t_95_over_duplicate_sets"
 
@@ -190,6 +199,19 @@ def _play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, An
     return records
 
 
+def _play_deals_vector(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
+                       start: int, stop: int, on_deal: Callable[[int], None] | None = None,
+                       worker: bool = False) -> list[HandRecord]:
+    """Entry point of the compiled engine: deals [start, stop), 4 rotations each, in lockstep.
+    A ``worker`` process runs torch on one thread: the workers are the parallelism."""
+    from .vector_arena import play_deals  # lazily: it imports this module
+
+    policies = [load_policy(spec, game) for spec in agent_specs]
+    if worker and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    return play_deals(game, policies, env_options, seed, start, stop, on_deal=on_deal)
+
+
 def _spec_name(spec: Any) -> str:
     """A policy name, or the ``name`` of a Policy object (its class name if it has none)."""
     return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
@@ -223,6 +245,8 @@ class ArenaResult:
     elapsed_s: float
     preset: str = ""
     """The env's rule preset (``happy``, ``qq``; Joy Mahjong ``standard``), given or default."""
+    engine: str = "aec"
+    """The engine that played the hands (``ENGINES``); the records do not depend on it."""
 
     @property
     def mode(self) -> str:
@@ -313,6 +337,7 @@ class ArenaResult:
             "check": {"all_seats_beans_per_hand": all_beans / len(self.records),
                       "expected": -N_SEATS * self.rake},
             "workers": self.workers,
+            "engine": self.engine,
             "elapsed_s": self.elapsed_s,
         }
         return _nan_to_none(d)
@@ -329,7 +354,7 @@ class ArenaResult:
         st = self.stats()
         head = (f"{self.game} ({self.setting}) · {self.mode} duplicate · {self.deals} deals × 4 rotations = "
                 f"{self.deals * N_SEATS} hands · seed {self.seed} · {self.workers} worker(s) · "
-                f"{self.elapsed_s:.1f} s")
+                f"{self.engine} engine · {self.elapsed_s:.1f} s")
         w = max(len(label) for label in self.labels)
         cols = (f"{'agent':<{w}}  seats  {'beans/hand ± 95% CI (t)':>24}  {'win':>6}  {'deal-in':>7}  "
                 f"{'tsumo':>6}  {'流局':>4}  {'fan':>5}  {'cumulative':>11}  level")
@@ -403,13 +428,16 @@ def _check_log_dir(log_dir: str | os.PathLike) -> None:
 def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", "random"),
               deals: int = 100, seed: int = 0, workers: int = 1,
               env_options: dict[str, Any] | None = None, progress: bool = True,
-              log_dir: str | os.PathLike | None = None) -> ArenaResult:
+              log_dir: str | os.PathLike | None = None, engine: str | None = None) -> ArenaResult:
     """Play ``deals`` duplicate sets (each deal × 4 rotations) and collect the records.
 
     ``agents``: 2 (1-vs-3) or 4 policy names or picklable Policy objects. ``workers`` > 1 runs
     chunks of deals in spawned processes; the result does not depend on it. ``log_dir``: write
     ``deal_00000.jsonl`` … there, one replay log per deal (its four rotations, agents named in the
     headers, every decision with its legal actions and, for neural agents, their probabilities).
+    ``engine``: ``"vector"`` (the compiled engine, all tables of a chunk in lockstep, batched
+    policies) or ``"aec"`` (the reference env, one hand at a time); default ``vector``, or ``aec``
+    with ``log_dir`` (the logs need the Python game). Both give the same records.
     """
     agents = list(agents)
     env_options = dict(env_options or {})
@@ -420,6 +448,12 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     if not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if engine is None:
+        engine = "aec" if log_dir is not None else "vector"
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {list(ENGINES)}")
+    if engine == "vector" and log_dir is not None:
+        raise ValueError("replay logs (log_dir) need the Python game: use engine 'aec' to write them")
     raw = _make_env(game, env_options)  # fails fast on bad options, before any worker starts
     if log_dir is not None:
         _check_log_dir(log_dir)
@@ -433,20 +467,27 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
     start = time.perf_counter()
     records: list[HandRecord] = []
     with tqdm(total=deals, unit="deal", desc=f"{game} arena", disable=not progress) as bar:
-        if workers == 1:
+        if workers == 1 and engine == "vector":
+            records = _play_deals_vector(game, agents, env_options, seed, 0, deals, on_deal=bar.update)
+        elif workers == 1:
             step = max(1, deals // 100)
             for lo in range(0, deals, step):
                 hi = min(deals, lo + step)
                 records += _play_deals(game, agents, env_options, seed, lo, hi, log_dir)
                 bar.update(hi - lo)
         else:
-            # Small chunks keep both the bar and the load balance smooth.
-            size = max(1, min(25, math.ceil(deals / (workers * 8))))
+            # Small chunks keep both the bar and the load balance smooth; the compiled engine
+            # wants large ones (its batches are the chunk's tables).
+            if engine == "vector":
+                size = math.ceil(deals / (workers * 2))
+                play, extra = _play_deals_vector, (None, True)
+            else:
+                size = max(1, min(25, math.ceil(deals / (workers * 8))))
+                play, extra = _play_deals, (log_dir,)
             chunks: dict[int, list[HandRecord]] = {}
             ctx = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = {pool.submit(_play_deals, game, agents, env_options, seed, lo, min(deals, lo + size),
-                                       log_dir): lo
+                futures = {pool.submit(play, game, agents, env_options, seed, lo, min(deals, lo + size), *extra): lo
                            for lo in range(0, deals, size)}
                 for fut in as_completed(futures):
                     lo = futures[fut]
@@ -455,4 +496,4 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
             records = [rec for lo in sorted(chunks) for rec in chunks[lo]]
     elapsed = time.perf_counter() - start
     return ArenaResult(game, agents, _labels(agents), seed, deals, env_options, rules, rake,
-                       records, workers, elapsed, raw.preset)
+                       records, workers, elapsed, raw.preset, engine)

@@ -245,7 +245,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     try:
         result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
                            workers=args.workers, env_options=options, progress=not args.no_progress,
-                           log_dir=args.log)
+                           log_dir=args.log, engine=args.engine)
     except (ValueError, TypeError) as exc:  # bad game, agent, count or rule; TypeError: a --rule of the wrong type
         print(f"mjenv eval: error: {exc}", file=sys.stderr)
         return 2
@@ -286,6 +286,9 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--log", metavar="DIR", help="write a replay log per deal into DIR (deal_00000.jsonl …) with "
                                                 "every decision's legal actions and, for neural agents, their "
                                                 "probabilities: view one with mjenv view")
+    p.add_argument("--engine", choices=["vector", "aec"], default=None,
+                   help="vector: the compiled engine, every table of a worker in lockstep (default); aec: the "
+                        "reference env, one hand at a time (the default with --log); the results are the same")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_run_eval)
 

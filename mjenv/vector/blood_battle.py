@@ -126,4 +126,10 @@ class BloodBattleBackend:
         _state_all(self.st, out, self.bean_scale)
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
-        return {"end_reason": self.arrays.end_reason[tables].copy(), "won": self.arrays.won[tables] != 0}
+        """The finished hands (protocol), plus each seat's win, int64 ``(len, 4)``: ``win_from``
+        (the discarder or robbed kong-maker, -1 self-drawn), ``fan`` (total fan before the cap),
+        ``win_order`` (1 for the hand's first win, 2, 3; 0 for a seat that did not win)."""
+        a = self.arrays
+        return {"end_reason": a.end_reason[tables].copy(), "won": a.won[tables] != 0,
+                "win_from": a.win_from[tables].astype(np.int64), "fan": a.win_fan[tables].astype(np.int64),
+                "win_order": a.win_order[tables].astype(np.int64)}

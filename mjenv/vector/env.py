@@ -5,22 +5,25 @@ shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide.
 Make                    ``mjenv.vector.make(game, num_envs, num_threads=1, copy=True, **options)``;
                         ``options``: the AEC env's (preset, mode, room, rule fields, match_hands)
 Reset                   ``obs, info = reset(seed=s)``: table i plays what ``raw_env`` plays after
-                        ``reset(seed=s+i)`` and unseeded resets after each episode
+                        ``reset(seed=s+i)`` and unseeded resets after each episode; ``seed`` may be
+                        N ints, one per table (``reset(seed=s[i])``)
 Observation             ``{"observation": float32 (N, *obs_shape), "action_mask": int8 (N, A)}``
                         of the seat to act at each table (``info["seat"]``), the AEC encoder's values
 Step                    ``step(actions, active=None)``: int (N,), one per table; ``active`` limits
                         the tables that play (the others wait)
 Rewards                 float32 (N, 4): every seat's bean change from this step (``raw_env.rewards``)
 Episode end             ``terminated[i]``; same-step autoreset: ``obs[i]`` is the next episode's first
-                        decision; ``info["beans"]``, ``info["end_reason"]``, ``info["won"]`` where
-                        ``info["_final"]``; never truncated
+                        decision; ``info["beans"]``, ``info["end_reason"]``, ``info["won"]`` and the
+                        backend's win fields (``win_from``, ``fan`` ...) where ``info["_final"]``;
+                        never truncated
 State                   ``state()``: float32 (N, *state_shape), the AEC env's ``state()``
 Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
 Bad input               an illegal action at any table raises IllegalActionError naming the table,
                         the action and the legal ones; no table is stepped
 ======================  =====================================================================
 
-Version history: v0 (mjenv 0.1.0) first release, blood battle and Joy Mahjong backends.
+Version history: v0 (mjenv 0.1.0) first release, blood battle and Joy Mahjong backends; per-table
+seeds in ``reset`` and the hand's win fields in ``info`` (for the duplicate arena).
 """
 
 from __future__ import annotations
@@ -69,13 +72,18 @@ class VectorEnv:
 
     # ------------------------------------------------------------------ API
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+    def reset(self, seed: int | Any | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Start every table: table ``i`` plays what the AEC env plays after ``reset(seed=seed+i)``
-        and unseeded resets after each episode. ``options={"wall": ..., "dealer": ...}`` scripts
-        every table's first hand, as the AEC env's ``reset(options=...)``."""
-        if seed is not None:
-            if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        and unseeded resets after each episode. ``seed`` may also be one seed per table (a sequence
+        of ``num_envs`` ints >= 0): table ``i`` then plays the AEC env's ``reset(seed=seed[i])``.
+        ``options={"wall": ..., "dealer": ...}`` scripts every table's first hand, as the AEC
+        env's ``reset(options=...)``."""
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            seeds = self._table_seeds(seed)
+            rngs = [np.random.default_rng(s) for s in seeds.tolist()]
+        elif seed is not None:
+            if not seed >= 0:
                 raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
             rngs = [np.random.default_rng(int(seed) + i) for i in range(self.num_envs)]
             seeds = int(seed) + self._all
@@ -136,6 +144,11 @@ class VectorEnv:
                 reason[over] = [END_REASONS[c] for c in result["end_reason"][last]]
                 won[over] = result["won"][last]
                 info.update(beans=beans, end_reason=reason, won=won, _final=terminated.copy())
+                for key, value in result.items():  # the backend's other fields of the last hand
+                    if key not in ("end_reason", "won"):
+                        full = np.zeros((self.num_envs, *value.shape[1:]), dtype=value.dtype)
+                        full[over] = value[last]
+                        info[key] = full
                 self._episode_beans[over] = 0
                 self._hand_index[over] = 0
                 for t in over.tolist():
@@ -161,6 +174,15 @@ class VectorEnv:
             self._pool = None
 
     # ------------------------------------------------------------------ helpers
+
+    def _table_seeds(self, seed: Any) -> np.ndarray:
+        """``reset``'s per-table seeds as int64 (N,), checked: N ints in [0, 2**63)."""
+        arr = np.asarray(seed)
+        if (arr.shape != (self.num_envs,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer)
+                or (arr < 0).any() or (arr.dtype == np.uint64 and (arr >= 2**63).any())):
+            raise ValueError(f"seed must be an int >= 0, None, or {self.num_envs} ints in [0, 2**63) "
+                             f"(one per table), got {seed!r}")
+        return arr.astype(np.int64)
 
     def _check(self, actions: Any, tables: np.ndarray) -> np.ndarray:
         """Validate the listed tables' actions before any table is stepped."""

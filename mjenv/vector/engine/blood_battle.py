@@ -20,7 +20,7 @@ from ..rules.shapes import suited_is_wait
 from .structs import ArraysType
 from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_CLASSIC,
                              R_COEF, R_CONCEALED, R_DIRECT, R_FORCED, R_PIG, R_RAKE, R_TRANSFER, ROB_KONG,
-                             SELF_DRAWN, is_flower_pig, ready_points, score_win)
+                             SELF_DRAWN, is_flower_pig, ready_points, win_fan, win_points)
 
 N_TILES = 108
 W = 27  # kinds
@@ -35,7 +35,7 @@ DISCARD_A, KONG_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, VOID_A, N_ACTIONS
 
 FIELDS = (
     "wall", "head", "tail", "dealer", "hands", "meld", "n_melds", "river", "river_len", "river_counts",
-    "won", "win_tile", "beans", "void", "discarded", "any_call", "kong_maker", "kong_pay",
+    "won", "win_tile", "win_from", "win_fan", "win_order", "beans", "void", "discarded", "any_call", "kong_maker", "kong_pay",
     "kong_transferred", "n_kongs", "last_kong", "kong_discard", "phase", "current", "drawn",
     "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos", "end_reason",
     "next_dealer", "mask", "delta",
@@ -65,6 +65,7 @@ def new_state(n: int) -> tuple[State, Arrays]:
         hands=np.zeros((n, 4, W), i8), meld=np.zeros((n, 4, W), i8), n_melds=np.zeros((n, 4), i8),
         river=np.zeros((n, 4, MAX_RIVER), i8), river_len=np.zeros((n, 4), i8),
         river_counts=np.zeros((n, 4, W), i8), won=np.zeros((n, 4), i8), win_tile=np.zeros((n, 4), i8),
+        win_from=np.zeros((n, 4), i8), win_fan=np.zeros((n, 4), i16), win_order=np.zeros((n, 4), i8),
         beans=np.zeros((n, 4), i64), void=np.zeros((n, 4), i8), discarded=np.zeros((n, 4), i8),
         any_call=np.zeros(n, i8), kong_maker=np.zeros((n, MAX_KONGS), i8),
         kong_pay=np.zeros((n, MAX_KONGS, 4), np.int32), kong_transferred=np.zeros((n, MAX_KONGS), i8),
@@ -242,8 +243,12 @@ def settle_win(st: State, t: int, w: int, k: int, source: int, ctx: int, rules: 
     hand = st.hands[t, w].copy()
     if source >= 0:
         hand[k] += 1
-    x = score_win(hand, st.meld[t, w], st.n_melds[t, w], ctx, st.void[t, w], rules, table)
+    fan = win_fan(hand, st.meld[t, w], st.n_melds[t, w], ctx, st.void[t, w], rules, table)
+    x = win_points(fan, ctx, rules)
     st.win_tile[t, w] = k
+    # The win's record for hand_result: source (-1 self-drawn), total fan, 1-based order in the hand.
+    st.win_from[t, w], st.win_fan[t, w] = source, fan
+    st.win_order[t, w] = 1 + np.count_nonzero(st.win_order[t])
     if source >= 0:
         pay(st, t, source, w, x, rules)
     else:
@@ -562,6 +567,9 @@ def deal(st: State, t: int, dealer: int, rules: np.ndarray, table: np.ndarray) -
     st.river_counts[t] = 0
     st.won[t] = 0
     st.win_tile[t] = -1
+    st.win_from[t] = -1
+    st.win_fan[t] = 0
+    st.win_order[t] = 0
     st.beans[t] = 0
     st.void[t] = -1
     st.discarded[t] = 0

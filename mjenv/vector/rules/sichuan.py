@@ -108,11 +108,10 @@ def _regular_fan(h: np.ndarray, meld: np.ndarray, flush: bool, table: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def score_win(h: np.ndarray, meld: np.ndarray, n_melds: int, ctx: int, void: int,
-              rules: np.ndarray, table: np.ndarray) -> int:
-    """S7-S11: the points X one paying seat pays, or -1 when this is not a legal win.
-
-    ``h`` holds the concealed tiles including the winning tile.
+def win_fan(h: np.ndarray, meld: np.ndarray, n_melds: int, ctx: int, void: int,
+            rules: np.ndarray, table: np.ndarray) -> int:
+    """S7-S10: the total fan of a win before the cap (the reference's ``total_fan``), or -1 when
+    this is not a legal win. ``h`` holds the concealed tiles including the winning tile.
     """
     n = 0
     for k in range(27):
@@ -140,14 +139,25 @@ def score_win(h: np.ndarray, meld: np.ndarray, n_melds: int, ctx: int, void: int
         total += 1
     if ctx & ROB_KONG:
         total += 1
-    bonus = 0
-    if ctx & SELF_DRAWN:
-        if rules[R_BONUS] == BONUS_FAN:
-            total += 1
-        elif rules[R_BONUS] == BONUS_BASE:
-            bonus = 1
-    capped = min(total, rules[R_CAP])
+    if ctx & SELF_DRAWN and rules[R_BONUS] == BONUS_FAN:
+        total += 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def win_points(total_fan: int, ctx: int, rules: np.ndarray) -> int:
+    """S9-S11: the points X one paying seat pays for a win of ``total_fan`` (capped here)."""
+    bonus = 1 if ctx & SELF_DRAWN and rules[R_BONUS] == BONUS_BASE else 0
+    capped = min(total_fan, rules[R_CAP])
     return rules[R_BASE] * ((1 << (capped - 1)) + bonus)
+
+
+@njit(cache=True, nogil=True)
+def score_win(h: np.ndarray, meld: np.ndarray, n_melds: int, ctx: int, void: int,
+              rules: np.ndarray, table: np.ndarray) -> int:
+    """S7-S11: the points X one paying seat pays, or -1 when this is not a legal win."""
+    total = win_fan(h, meld, n_melds, ctx, void, rules, table)
+    return -1 if total < 0 else win_points(total, ctx, rules)
 
 
 @njit(cache=True, nogil=True)

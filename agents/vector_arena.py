@@ -1,0 +1,138 @@
+"""The duplicate arena's deals played on the compiled engine (:mod:`mjenv.vector`).
+
+Same protocol as :func:`agents.arena.play_hand` (the reference): deal ``d`` is dealt from env seed
+``deal_seed(seed, d)`` on four tables, one per rotation, and every table plays one hand. Each step,
+every policy chooses for all the tables where one of its seats is to act, in one ``act_batch``
+call. Randomness stays per (seed, deal, rotation, seat):
+
+- a policy whose ``act_batch`` leaves its generator untouched (greedy networks, the heuristics)
+  is deterministic there, so one batched call chooses what row-by-row calls would;
+- a policy that draws from it (``random``, sampling networks) is then called row by row with
+  ``act`` and ``decision_rng(seed, deal, rotation, seat)``, the reference arena's generator.
+
+So the records equal the reference arena's, hand for hand, for every policy that follows the
+``Policy`` protocol (``act_batch`` consistent with ``act``). Replay logs need the Python game:
+``run_arena(log_dir=...)`` plays on the reference engine.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .arena import N_SEATS, HandRecord, decision_rng, deal_seed, lineup
+from .base import Policy
+
+TABLES_PER_ENV = 4096
+"""Tables played in lockstep (1,024 deals × 4 rotations); more deals are played in turns."""
+
+
+def play_deals(game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int, start: int,
+               stop: int, num_threads: int = 1,
+               on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
+    """Deals ``[start, stop)`` × 4 rotations on the compiled engine; records in (deal, rotation)
+    order. ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars)."""
+    per_env = TABLES_PER_ENV // N_SEATS
+    records: list[HandRecord] = []
+    for lo in range(start, stop, per_env):
+        hi = min(stop, lo + per_env)
+        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads).play(on_deal)
+    return records
+
+
+class _DealBatch:
+    """Deals ``[start, stop)`` on one batched env, four tables per deal (table ``4·i + r``:
+    deal ``start + i``, rotation ``r``)."""
+
+    def __init__(self, game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int,
+                 start: int, stop: int, num_threads: int) -> None:
+        import mjenv.vector as mv  # lazily: the compiled engine loads only when used
+
+        self.game, self.policies, self.seed = game, list(policies), seed
+        n = N_SEATS * (stop - start)
+        self.deal = start + np.arange(n) // N_SEATS
+        self.rotation = np.arange(n) % N_SEATS
+        # agent_at[table, seat]: the policy seated there.
+        self.agent_at = np.array([lineup(len(policies), r) for r in range(N_SEATS)])[self.rotation]
+        self.venv = mv.make(game, n, num_threads=num_threads, copy=False, **env_options)
+        self.cap = int(getattr(self.venv.backend.rules, "cap_fan", 0))
+        self._rngs: dict[tuple[int, int], np.random.Generator] = {}
+        self._probe = np.random.default_rng(0)
+        self._draws_rng: set[int] = set()
+
+    def play(self, on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
+        """Every table's hand; finished tables wait (``step(active=)``) until all are done."""
+        venv, n = self.venv, self.venv.num_envs
+        obs, info = venv.reset(seed=[deal_seed(self.seed, int(d)) for d in self.deal])
+        wall, dealer = self._dealt()
+        digests = [zlib.crc32(w.astype(np.int16).tobytes()) for w in wall]
+        records: list[HandRecord | None] = [None] * n
+        active = np.ones(n, dtype=np.bool_)
+        tables = np.arange(n)
+        while active.any():
+            seat = info["seat"]
+            agent = self.agent_at[tables, seat]
+            actions = np.zeros(n, dtype=np.int64)
+            for p in range(len(self.policies)):
+                rows = np.flatnonzero(active & (agent == p))
+                if rows.size:
+                    actions[rows] = self._choose(p, rows, obs, seat)
+            obs, _, terminated, _, info = venv.step(actions, active=active)
+            finished = np.flatnonzero(terminated & active)
+            for t in finished.tolist():
+                records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(self.agent_at[t].tolist()),
+                                        digests[t], int(dealer[t]), tuple(info["beans"][t].tolist()),
+                                        self._wins(info, t), str(info["end_reason"][t]))
+            active &= ~terminated
+            if on_deal is not None and finished.size:  # deals whose four tables are all done now
+                deals = np.unique(finished // N_SEATS)
+                done = int((~active.reshape(-1, N_SEATS)[deals]).all(axis=1).sum())
+                if done:
+                    on_deal(done)
+        venv.close()
+        return records  # type: ignore[return-value]
+
+    def _choose(self, p: int, rows: np.ndarray, obs: dict[str, np.ndarray], seat: np.ndarray) -> np.ndarray:
+        """Policy ``p``'s actions at ``rows``: one batched call, or row by row with each seat's
+        own generator once the policy has drawn from its generator (module docstring)."""
+        policy = self.policies[p]
+        observations, masks = obs["observation"][rows], obs["action_mask"][rows]
+        if p not in self._draws_rng:
+            before = self._probe.bit_generator.state
+            actions = np.asarray(policy.act_batch(observations, masks, self._probe))
+            if self._probe.bit_generator.state == before:
+                return actions
+            self._draws_rng.add(p)
+            self._probe = np.random.default_rng(0)
+        return np.array([policy.act(o, m, self._rng(int(t), int(seat[t])))
+                         for o, m, t in zip(observations, masks, rows)], dtype=np.int64)
+
+    def _rng(self, table: int, seat: int) -> np.random.Generator:
+        """The reference arena's generator of this table's seat: ``decision_rng(seed, deal, rotation, seat)``."""
+        key = (table, seat)
+        if key not in self._rngs:
+            self._rngs[key] = decision_rng(self.seed, int(self.deal[table]), int(self.rotation[table]), seat)
+        return self._rngs[key]
+
+    def _dealt(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every table's dealt wall and dealer (the backend's arrays, read right after ``reset``)."""
+        backend = self.venv.backend
+        arrays = backend.arrays if hasattr(backend, "arrays") else backend.st  # blood battle: a Python view
+        return arrays.wall.copy(), arrays.dealer.copy()
+
+    def _wins(self, info: dict[str, Any], t: int) -> tuple[tuple[int, int | None, int | None, int | None], ...]:
+        """(seat, source, total_fan, capped_fan) per win of table ``t``'s finished hand, in order."""
+        if self.game == "joy_mahjong":  # one win at most; no cap
+            w = int(info["winner"][t])
+            if w < 0:
+                return ()
+            src, fan = int(info["win_from"][t]), int(info["fan"][t])
+            return ((w, None if src < 0 else src, fan, fan),)
+        order = info["win_order"][t]
+        wins = []
+        for s in sorted((s for s in range(N_SEATS) if order[s]), key=lambda s: order[s]):
+            src, fan = int(info["win_from"][t, s]), int(info["fan"][t, s])
+            wins.append((s, None if src < 0 else src, fan, min(fan, self.cap)))
+        return tuple(wins)
