@@ -159,25 +159,29 @@ def format_result(r: dict[str, Any]) -> str:
 
 def _play_vector(venv: Any, steps: int, seed: int) -> tuple[int, float, float]:
     """Random masked play on a reset ``mjenv.vector`` env: (decisions, CPU seconds, wall seconds)."""
+    from .vector import random_actions
+
     obs, _ = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
     cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(steps):
         mask = obs["action_mask"]
-        obs, *_ = venv.step((rng.random(mask.shape) * mask).argmax(axis=1))
+        obs, *_ = venv.step(random_actions(mask, rng))
     return steps * venv.num_envs, time.process_time() - cpu, time.perf_counter() - wall
 
 
 def _engine_only(venv: Any, steps: int, seed: int) -> tuple[int, float]:
     """The backend's compiled steps alone (masks kept, no observation, no autoreset or checks):
     (decisions, CPU seconds). Finished hands are dealt again outside the timing."""
+    from .vector import random_actions
+
     b = venv.backend
     venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
     tables, delta = np.arange(venv.num_envs), np.zeros((venv.num_envs, 4), dtype=np.int64)
     cpu, done = 0.0, 0
     for i in range(steps):
-        actions = (rng.random(b.mask.shape) * b.mask).argmax(axis=1)
+        actions = random_actions(b.mask, rng)
         start = time.process_time()
         ended = b.step(actions, tables, delta)
         cpu += time.process_time() - start

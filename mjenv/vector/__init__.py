@@ -13,6 +13,7 @@ from typing import Any
 import numba
 
 from .backend import Backend
+from .sampling import random_actions
 
 
 def _drop_stale_cache() -> None:
@@ -44,7 +45,7 @@ def _drop_stale_cache() -> None:
 
 _drop_stale_cache()
 
-__all__ = ["Backend", "SingleSeatVectorEnv", "make"]
+__all__ = ["Backend", "SingleSeatVectorEnv", "make", "random_actions"]
 
 GAMES = ("blood_battle", "joy_mahjong")
 

@@ -13,14 +13,16 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
    one continues the table's match (the previous hand's next dealer, prevailing wind, ...).
 2. ``seat`` / ``mask`` (attributes, arrays over every table) describe the decision each table
    waits on; the env validates actions against ``mask`` before calling ``step``.
-3. ``step(actions, tables, delta)`` plays one legal action per listed table, auto-plays lone
+3. ``step(actions, tables, delta, part)`` plays one legal action per listed table, auto-plays lone
    legal actions (the reference's ``auto_forced``), writes each seat's bean change into ``delta``
    (int64 ``(N, 4)``, rows of ``tables`` only) and returns a bool array over ``tables``: that
    table's hand ended. Its ``seat``/``mask`` rows are then stale until the next ``start_hands``.
    ``step`` may return to Python between compiled calls (Joy calls out to the fan scorer for the
    tables that need it); it must only touch the listed tables, so the env can run disjoint chunks
-   on several threads at once (release the GIL in the compiled parts).
-4. ``observe(tables, out)`` writes the observation of each listed table's seat to act into
+   on several threads at once (release the GIL in the compiled parts). ``part`` is the
+   calling thread's number (0 .. ``use_threads(n)`` - 1): each thread reads the state through
+   its own compiled view (:class:`CompiledBackend`).
+4. ``observe(tables, out, part)`` writes the observation of each listed table's seat to act into
    ``out[tables]`` (float32 ``(N, *obs_shape)``) and refreshes ``mask``/``seat`` rows.
 5. ``state(out)`` writes the AEC env's ``state()`` of every table into ``out``;
    ``hand_result(tables)`` reads a finished hand (end reason, winners) before the next deal.
@@ -28,7 +30,7 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -53,8 +55,12 @@ class Backend(Protocol):
     mask: np.ndarray
     """int8 ``(N, n_actions)``: the legal actions of that seat (valid after ``observe``)."""
 
+    def use_threads(self, n: int) -> None:
+        """Prepare ``n`` parts (threads) for ``step``/``observe``/``start_hands``."""
+        ...
+
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
-                    script: dict[str, Any] | None = None) -> None:
+                    script: dict[str, Any] | None = None, part: int = 0) -> None:
         """Deal hand ``hand_indices[j]`` of seed ``hand_seeds[j]`` on ``tables[j]``.
 
         ``script`` (tests only) overrides the first hand like the AEC env's ``reset(options=)``:
@@ -62,12 +68,15 @@ class Backend(Protocol):
         """
         ...
 
-    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, part: int = 0,
+             out: np.ndarray | None = None) -> np.ndarray:
         """Play ``actions[tables]`` (already checked against ``mask``); bean changes into
-        ``delta[tables]``; return bool over ``tables``: the hand ended."""
+        ``delta[tables]``; return bool over ``tables``: the hand ended. With ``out``, also write
+        the observation of every listed table whose hand goes on (as ``observe``), in the same
+        compiled pass."""
         ...
 
-    def observe(self, tables: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """Observation of the seat to act into ``out[tables]``; refresh ``seat``/``mask`` rows."""
         ...
 
@@ -79,3 +88,39 @@ class Backend(Protocol):
         """Of the listed tables' finished hands: ``end_reason`` (int8 codes into END_REASONS),
         ``won`` (bool ``(len, 4)``: seats that won this hand)."""
         ...
+
+
+AEC_ONLY = ("render_mode", "tile_style", "log_path")
+"""AEC env options a batched env refuses: rendering and logs belong to one replayed table."""
+
+
+class CompiledBackend:
+    """What both compiled backends share: the AEC env's options and validation, the constants
+    the encoders need, and one compiled view of the state per thread.
+
+    The views share the state's arrays but not their reference counts: every compiled read of a
+    field touches its count atomically, and two threads on one view contend on those counts
+    badly enough to run slower than one thread.
+    """
+
+    game: str
+
+    def __init__(self, num_envs: int, raw_env: Callable[..., Any], new_state: Callable[[int], Any],
+                 options: dict[str, Any]) -> None:
+        aec_only = sorted(set(options) & set(AEC_ONLY))
+        if aec_only:
+            raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
+                             f"replay a table through {self.game}_v0.raw_env to use them")
+        ref = raw_env(**options)  # the same validation and errors as the AEC env
+        self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
+        self.layout, self.n_actions = ref.layout, ref.layout.n
+        self.bean_scale = float(ref.observer.bean_scale)
+        self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
+        self.st, self.arrays = new_state(num_envs)
+        self.views = [self.st]
+        self.seat = self.arrays.current  # the engine's own buffers
+        self.mask = self.arrays.mask
+
+    def use_threads(self, n: int) -> None:
+        """One compiled view of the state per thread (``part`` 0 .. n - 1)."""
+        self.views = [self.st] + [type(self.st)(*self.arrays) for _ in range(n - 1)]

@@ -63,7 +63,8 @@ class VectorEnv:
         self._delta = np.zeros((n, 4), dtype=np.int64)
         self._all = np.arange(n, dtype=np.int64)
         self._chunks = [c for c in np.array_split(self._all, self.num_threads) if len(c)]
-        self._pool = ThreadPoolExecutor(self.num_threads) if self.num_threads > 1 else None
+        self._pool = ThreadPoolExecutor(self.num_threads - 1) if self.num_threads > 1 else None
+        backend.use_threads(self.num_threads)
         self._rngs: list[np.random.Generator] = []
         self._hand_seed = np.zeros(n, dtype=np.int64)
         self._hand_index = np.zeros(n, dtype=np.int64)
@@ -96,7 +97,7 @@ class VectorEnv:
         self._hand_index[:] = 0
         self._episode_beans[:] = 0
         self._ready = True
-        self._map(lambda c: self.backend.observe(c, self._obs), self._chunks)
+        self._map(lambda part, c: self.backend.observe(c, self._obs, part), self._chunks)
         return self._out(), {"seat": self.backend.seat.astype(np.int64)}
 
     def step(self, actions: Any, active: np.ndarray | None = None
@@ -118,19 +119,17 @@ class VectorEnv:
             chunks = [c for c in np.array_split(tables, self.num_threads) if len(c)]
         actions = self._check(actions, tables)
         b = self.backend
-        ended = np.zeros(self.num_envs, dtype=np.bool_)
         self._delta[:] = 0
-
-        def run(chunk: np.ndarray) -> None:
-            ended[chunk] = b.step(actions, chunk, self._delta)
-
-        self._map(run, chunks)
+        # One compiled pass per thread: play its chunk and observe the tables whose hand goes on.
+        ended = np.zeros(self.num_envs, dtype=np.bool_)
+        for c, e in zip(chunks, self._map(lambda part, c: b.step(actions, c, self._delta, part, self._obs), chunks)):
+            ended[c] = e
         rewards = self._delta.astype(np.float32)
         self._episode_beans += self._delta
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         info: dict[str, Any] = {}
         done = np.flatnonzero(ended)
-        if len(done):
+        if len(done):  # a few tables per step: deal their next hand here, on this thread
             result = b.hand_result(done)
             self._hand_index[done] += 1
             last = self._hand_index[done] >= self.match_hands  # the episode's last hand ended
@@ -140,21 +139,18 @@ class VectorEnv:
                 beans = np.zeros((self.num_envs, 4), dtype=np.int64)
                 beans[over] = self._episode_beans[over]
                 reason = np.full(self.num_envs, "", dtype=object)
-                won = np.zeros((self.num_envs, 4), dtype=np.bool_)
-                reason[over] = [END_REASONS[c] for c in result["end_reason"][last]]
-                won[over] = result["won"][last]
-                info.update(beans=beans, end_reason=reason, won=won, _final=terminated.copy())
-                for key, value in result.items():  # the backend's other fields of the last hand
-                    if key not in ("end_reason", "won"):
-                        full = np.zeros((self.num_envs, *value.shape[1:]), dtype=value.dtype)
-                        full[over] = value[last]
-                        info[key] = full
+                reason[over] = [END_REASONS[c] for c in result.pop("end_reason")[last]]
+                info.update(beans=beans, end_reason=reason, _final=terminated.copy())
+                for key, value in result.items():  # "won" and the backend's other fields of the last hand
+                    full = np.zeros((self.num_envs, *value.shape[1:]), dtype=value.dtype)
+                    full[over] = value[last]
+                    info[key] = full
                 self._episode_beans[over] = 0
                 self._hand_index[over] = 0
                 for t in over.tolist():
                     self._hand_seed[t] = int(self._rngs[t].integers(2**63))
             b.start_hands(done, self._hand_seed[done], self._hand_index[done])
-        self._map(lambda c: b.observe(c, self._obs), chunks)
+            b.observe(done, self._obs)
         info["seat"] = b.seat.astype(np.int64)
         return self._out(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
@@ -207,14 +203,14 @@ class VectorEnv:
                 f"legal: {legal}; no table was stepped")
         return a
 
-    def _map(self, fn: Callable[[np.ndarray], None], chunks: list[np.ndarray]) -> None:
-        """Run ``fn`` over the table chunks, on the thread pool when there is one."""
+    def _map(self, fn: Callable[[int, np.ndarray], Any], chunks: list[np.ndarray]) -> list[Any]:
+        """``fn(part, chunk)`` over the table chunks, on the thread pool when there is one."""
         if self._pool is None or len(chunks) < 2:
-            for c in chunks:
-                fn(c)
-        else:
-            for f in [self._pool.submit(fn, c) for c in chunks]:
-                f.result()
+            return [fn(part, c) for part, c in enumerate(chunks)]
+        # The calling thread plays the first chunk itself: one hand-off fewer per step.
+        futures = [self._pool.submit(fn, part, c) for part, c in enumerate(chunks) if part]
+        first = fn(0, chunks[0])
+        return [first, *(f.result() for f in futures)]
 
     def _out(self) -> dict[str, np.ndarray]:
         if self.copy:

@@ -13,26 +13,19 @@ from numba import njit
 
 from ..engine.joy_mahjong import JOY_TILES
 from ..joy_mahjong_v0 import raw_env
+from .backend import CompiledBackend
 from .encoding import joy_mahjong as enc
 from .engine import joy_mahjong as eng
+from .seeding import shuffled
 
 _TILES = np.array(JOY_TILES, dtype=np.int8)
 _SORTED_TILES = np.sort(_TILES)
-_AEC_ONLY = ("render_mode", "tile_style", "log_path")
 
 
-def seeded_wall(seed: int, hand_index: int) -> tuple[np.ndarray, int, int]:
-    """:func:`mjenv.engine.joy_mahjong.seeded_wall` as an int8 array (the same generator calls):
-    the wall, the dealer's dice and the seeded prevailing wind."""
-    rng = np.random.default_rng([seed, hand_index])
-    wall = _TILES[rng.permutation(len(_TILES))]
-    return wall, int(rng.integers(4)), int(rng.integers(4))
-
-
-def _scripted(script: dict[str, Any]) -> tuple[np.ndarray | None, int | None, int | None]:
-    """The checked ``wall``, ``dealer`` and ``prevailing_wind`` of ``reset(options=...)``, or None
-    where not given (other keys are ignored, as the AEC env does)."""
-    wall = dealer = wind = None
+def _scripted(script: dict[str, Any]) -> tuple[np.ndarray, int, int]:
+    """The checked ``wall``, ``dealer`` and ``prevailing_wind`` of ``reset(options=...)``; an
+    empty wall and -1 where not given (other keys are ignored, as the AEC env does)."""
+    wall, dealer, wind = np.zeros(0, np.int8), -1, -1
     if "wall" in script:
         wall = np.asarray(script["wall"])
         if wall.shape != (eng.N_TILES,) or not np.array_equal(np.sort(wall), _SORTED_TILES):
@@ -47,27 +40,47 @@ def _scripted(script: dict[str, Any]) -> tuple[np.ndarray | None, int | None, in
         wind = script["prevailing_wind"]
         if isinstance(wind, bool) or not (isinstance(wind, (int, np.integer)) and 0 <= wind < 4):
             raise ValueError(f"prevailing_wind must be 0-3 (E S W N), got {wind!r}")
-    return wall, dealer, wind
+    return wall, int(dealer), int(wind)
 
 
 @njit(cache=True, nogil=True)
 def _step_chunk(st: eng.State, rules: np.ndarray, actions: np.ndarray, tables: np.ndarray,
-                delta: np.ndarray, ended: np.ndarray) -> None:
-    """Play one action per listed table; ``ended[j]``: the hand of ``tables[j]`` ended."""
+                delta: np.ndarray, ended: np.ndarray, out: np.ndarray, observe: bool, bean_scale: float,
+                rule_flags: np.ndarray) -> None:
+    """Play one action per listed table; ``ended[j]``: the hand of ``tables[j]`` ended; with
+    ``observe``, the next observation of every table whose hand goes on into ``out``."""
     for j in range(len(tables)):
         t = tables[j]
         st.delta[t, :] = 0
         ended[j] = eng.apply(st, rules, t, actions[t])
         delta[t, :] = st.delta[t]
+        if observe and not ended[j]:
+            enc.observe(st, t, st.current[t], bean_scale, rule_flags, out[t])
 
 
 @njit(cache=True, nogil=True)
-def _deal_chunk(st: eng.State, rules: np.ndarray, tables: np.ndarray, walls: np.ndarray,
-                dealers: np.ndarray, prevailing: np.ndarray) -> None:
-    """Deal ``walls[j]`` on ``tables[j]`` and compute its first decision's mask."""
+def _start_chunk(st: eng.State, rules: np.ndarray, tables: np.ndarray, seeds: np.ndarray, hands: np.ndarray,
+                 single: bool, prevailing0: np.ndarray, script_wall: np.ndarray, script_dealer: int,
+                 script_wind: int) -> None:
+    """Deal hand ``hands[j]`` of ``seeds[j]`` on ``tables[j]`` and compute its first mask: the wall
+    and rolls of :func:`mjenv.engine.joy_mahjong.seeded_wall`; a match's first hand takes the dice's
+    dealer and East (a single hand: the seeded wind), then the deal passes to the next seat and the
+    wind advances every four hands (J10). A script (wall, dealer/wind >= 0) overrides hand 0."""
+    rolls = np.empty(2, np.int64)
+    wall = np.empty(eng.N_TILES, np.int8)
     for j in range(len(tables)):
-        t = tables[j]
-        eng.deal(st, t, walls[j], dealers[j], prevailing[j])
+        t, hand = tables[j], hands[j]
+        shuffled(_TILES, seeds[j], hand, wall, rolls)
+        if hand == 0:
+            if len(script_wall):
+                wall[:] = script_wall
+            dealer = rolls[0] if script_dealer < 0 else script_dealer
+            prevailing0[t] = script_wind if script_wind >= 0 else (rolls[1] if single else 0)
+            prevailing = prevailing0[t]
+        else:
+            dealer = (st.dealer[t] + 1) % 4
+            prevailing = (prevailing0[t] + hand // 4) % 4
+        eng.deal(st, t, wall, dealer, prevailing)
         eng.compute_mask(st, rules, t)
 
 
@@ -85,65 +98,41 @@ def _state_all(st: eng.State, out: np.ndarray, bean_scale: float) -> None:
         enc.state(st, t, bean_scale, out[t])
 
 
-class JoyMahjongBackend:
+class JoyMahjongBackend(CompiledBackend):
     """Joy Mahjong on ``num_envs`` tables; ``options`` are ``joy_mahjong_v0.raw_env``'s."""
 
     game = "joy_mahjong"
 
     def __init__(self, num_envs: int, **options: Any) -> None:
-        aec_only = sorted(set(options) & set(_AEC_ONLY))
-        if aec_only:
-            raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
-                             f"replay a table through joy_mahjong_v0.raw_env to use them")
-        ref = raw_env(**options)  # the same validation and errors as the AEC env
-        self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
-        self.layout = ref.layout
-        self.n_actions = ref.layout.n
+        super().__init__(num_envs, raw_env, eng.new_state, options)
         self.obs_shape = (enc.OBS_PLANES, eng.W)
         self.state_shape = (enc.STATE_PLANES, eng.W)
-        self.bean_scale = float(ref.observer.bean_scale)
-        self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
         self._rules = eng.rules_array(self.rules)
-        self.st, self.arrays = eng.new_state(num_envs)
         self._prevailing0 = np.zeros(num_envs, dtype=np.int64)  # the match's first prevailing wind
-        self.seat = self.arrays.current  # the engine's own buffers
-        self.mask = self.arrays.mask
+        self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
 
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
-                    script: dict[str, Any] | None = None) -> None:
+                    script: dict[str, Any] | None = None, part: int = 0) -> None:
         """Deal hand ``hand_indices[j]`` of ``hand_seeds[j]`` on ``tables[j]`` (protocol): the
         first hand's dealer by dice and its prevailing wind seeded (single hand) or East (match);
         then the deal passes to the next seat and the wind advances every four hands (J10).
         ``script`` (``wall``, ``dealer``, ``prevailing_wind``) overrides the first hand."""
-        wall0, dealer0, wind0 = _scripted(script or {})  # checked before any table changes
-        n = len(tables)
-        walls = np.empty((n, eng.N_TILES), dtype=np.int8)
-        dealers = np.empty(n, dtype=np.int64)
-        prevailing = np.empty(n, dtype=np.int64)
-        single = self.match_hands == 1
-        for j, (t, seed, hand) in enumerate(zip(tables.tolist(), hand_seeds.tolist(), hand_indices.tolist())):
-            walls[j], dice, wind = seeded_wall(seed, hand)
-            if hand == 0:
-                if wall0 is not None:
-                    walls[j] = wall0
-                dealers[j] = dice if dealer0 is None else dealer0
-                self._prevailing0[t] = wind0 if wind0 is not None else (wind if single else 0)
-                prevailing[j] = self._prevailing0[t]
-            else:
-                dealers[j] = (self.arrays.dealer[t] + 1) % 4
-                prevailing[j] = (self._prevailing0[t] + hand // 4) % 4
-        _deal_chunk(self.st, self._rules, np.ascontiguousarray(tables, dtype=np.int64), walls,
-                    dealers, prevailing)
+        wall, dealer, wind = _scripted(script or {})  # checked before any table changes
+        _start_chunk(self.views[part], self._rules, np.ascontiguousarray(tables, dtype=np.int64),
+                     np.ascontiguousarray(hand_seeds, dtype=np.int64), np.ascontiguousarray(hand_indices, dtype=np.int64),
+                     self.match_hands == 1, self._prevailing0, wall, dealer, wind)
 
-    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, part: int = 0,
+             out: np.ndarray | None = None) -> np.ndarray:
         """Play ``actions[tables]``; bean changes into ``delta``; the hands that ended (protocol)."""
         ended = np.zeros(len(tables), dtype=np.bool_)
-        _step_chunk(self.st, self._rules, actions, tables, delta, ended)
+        _step_chunk(self.views[part], self._rules, actions, tables, delta, ended,
+                    self._no_out if out is None else out, out is not None, self.bean_scale, self.rule_flags)
         return ended
 
-    def observe(self, tables: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
-        _observe_chunk(self.st, tables, out, self.bean_scale, self.rule_flags)
+        _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
 
     def state(self, out: np.ndarray) -> None:
         _state_all(self.st, out, self.bean_scale)

@@ -17,6 +17,7 @@ from numba.experimental import structref
 
 from ...actions import BLOOD_BATTLE as L
 from ..rules.shapes import suited_is_wait
+from .settlement import close_hand, transfer
 from .structs import ArraysType
 from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_CLASSIC,
                              R_COEF, R_CONCEALED, R_DIRECT, R_FORCED, R_PIG, R_RAKE, R_TRANSFER, ROB_KONG,
@@ -185,13 +186,7 @@ def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int
 @njit(cache=True, nogil=True)
 def pay(st: State, t: int, payer: int, payee: int, points: int, rules: np.ndarray) -> None:
     """Move ``points``·N beans between two seats, at once (B1, B2)."""
-    if points <= 0:
-        return
-    beans = points * rules[R_COEF]
-    st.beans[t, payer] -= beans
-    st.beans[t, payee] += beans
-    st.delta[t, payer] -= beans
-    st.delta[t, payee] += beans
+    transfer(st, t, payer, payee, points * rules[R_COEF])
 
 
 @njit(cache=True, nogil=True)
@@ -224,16 +219,7 @@ def others_in_play(st: State, t: int, s: int) -> int:
 @njit(cache=True, nogil=True)
 def end(st: State, t: int, reason: int, rules: np.ndarray) -> None:
     """Take the rake (B1) and close the hand."""
-    rake = rules[R_RAKE]
-    if rake:
-        for s in range(4):
-            st.beans[t, s] -= rake
-            st.delta[t, s] -= rake
-    st.end_reason[t] = reason
-    st.phase[t] = OVER
-    st.current[t] = -1
-    st.q_len[t] = 0
-    st.q_pos[t] = 0
+    close_hand(st, t, reason, rules[R_RAKE], OVER)
 
 
 @njit(cache=True, nogil=True)

@@ -27,6 +27,7 @@ from ...config import JoyMahjongRules
 from ...melds import Meld
 from ...rules import joy as ref_joy
 from ..rules.joy import bird_seat, can_complete, can_win, chow_shapes, need_tables, wildcard_of
+from .settlement import close_hand, transfer
 from .structs import ArraysType
 
 N_TILES = 144
@@ -562,25 +563,13 @@ def resolve_rob(st: State, rules: np.ndarray, t: int) -> None:
 @njit(cache=True, nogil=True)
 def pay(st: State, rules: np.ndarray, t: int, payer: int, payee: int, points: int) -> None:
     """Move points·N beans between two seats at once (B1, B2)."""
-    if points <= 0:
-        return
-    beans = points * rules[R_COEF]
-    st.beans[t, payer] -= beans
-    st.beans[t, payee] += beans
-    st.delta[t, payer] -= beans
-    st.delta[t, payee] += beans
+    transfer(st, t, payer, payee, points * rules[R_COEF])
 
 
 @njit(cache=True, nogil=True)
 def end(st: State, rules: np.ndarray, t: int, reason: int) -> None:
     """Take the rake (B1) and close the hand."""
-    rake = rules[R_RAKE]
-    for s in range(4):
-        st.beans[t, s] -= rake
-        st.delta[t, s] -= rake
-    st.end_reason[t] = reason
-    st.phase[t], st.current[t] = OVER, -1
-    st.q_len[t] = st.q_pos[t] = 0
+    close_hand(st, t, reason, rules[R_RAKE], OVER)
 
 
 @njit(cache=True, nogil=True)
