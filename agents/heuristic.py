@@ -95,7 +95,7 @@ class HeuristicPolicy:
 
         obs, masks = batch_arrays(observations, action_masks, (BloodBattleObserver.planes, N_SUIT_KINDS),
                                   L.n, self.game)
-        return heuristic.act_batch(obs, masks, features.suit_table(), heuristic.rule_vector(self.rules))
+        return heuristic.act_batch(obs, masks, features.suit_table(), heuristic.scoring(self.rules))
 
     # ------------------------------------------------------------------ 定缺
 

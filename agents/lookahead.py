@@ -130,5 +130,5 @@ def with_lookahead(observations: np.ndarray, rules: BloodBattleRules | None = No
     if obs.ndim != 3 or obs.shape[1:] != (BloodBattleObserver.planes, N_SUIT_KINDS):
         raise ValueError(f"with_lookahead needs blood-battle observations of shape "
                          f"(N, {BloodBattleObserver.planes}, {N_SUIT_KINDS}), got {obs.shape}")
-    planes = compiled.lookahead_batch(obs, features.suit_table(), heuristic.rule_vector(rules or DEFAULT_RULES))
+    planes = compiled.lookahead_batch(obs, features.suit_table(), heuristic.scoring(rules or DEFAULT_RULES))
     return np.concatenate([obs, planes], axis=1)

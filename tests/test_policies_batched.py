@@ -148,8 +148,7 @@ def test_win_points_equal_the_scorer(rules: BloodBattleRules) -> None:
         "11122233m444p": [], "11123455678999m": [], "123456789m1199p": [], "11223344556677m": [],
         "111999m111999p11s": [], "123m456p789s11m55p": [],  # three suits: not a win
     }
-    table = compiled_features.suit_table()
-    vector = compiled_heuristic.rule_vector(rules)
+    scoring = compiled_heuristic.scoring(rules)
     seen = set()
     for text, meld_texts in hands.items():
         counts = _counts(text)
@@ -162,7 +161,7 @@ def test_win_points_equal_the_scorer(rules: BloodBattleRules) -> None:
         view[compiled_features.SCALARS, compiled_features.S_N_MELDS] = len(melds)
         for void in (-1, 0, 1, 2):
             expected = win_points(bytes(counts.tolist()), melds, void, rules)
-            assert compiled_heuristic.win_points(counts, view, void, vector, table) == expected, (text, void)
+            assert compiled_heuristic.win_points(counts, view, void, scoring) == expected, (text, void)
             seen.add(expected)
     assert len(seen) >= 3  # several fan levels, and 0 for the non-wins
 

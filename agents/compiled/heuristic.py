@@ -2,7 +2,7 @@
 
 Every function mirrors the Python one of the same name, step for step and in the same float
 order, so that the choices (tie-breaks included) are identical. The view is the decoded work
-array of :mod:`agents.compiled.features`; the table's rules travel as :func:`rule_vector`.
+array of :mod:`agents.compiled.features`; the table's rules travel as :func:`scoring`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from numba import njit
 
 from mjenv.actions import BLOOD_BATTLE as L
 from mjenv.config import BloodBattleRules
+from mjenv.vector.rules.shapes import suit_table as win_shapes
+from mjenv.vector.rules.sichuan import ANKAN as M_ANKAN, KONG as M_KONG, PONG as M_PONG, score_win
+from mjenv.vector.rules.sichuan import rule_vector as engine_rule_vector
 
 from ..heuristic import SEVEN_PAIRS_WEIGHT
 from .features import (HAND, KONG, OWN_ANKAN, PONG, RIVER, S_CLAIM, S_N_ANKAN, S_N_MELDS, S_VOID,
@@ -20,105 +23,33 @@ from .features import (HAND, KONG, OWN_ANKAN, PONG, RIVER, S_CLAIM, S_N_ANKAN, S
 
 A_DISCARD, A_KONG, A_PONG, A_DIRECT_KONG = L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG
 A_HU, A_ROB_KONG, A_PASS, A_VOID = L.HU, L.ROB_KONG, L.PASS, L.VOID
-R_BASE, R_CAP, R_GEN_KONGS = 0, 1, 2
 
 
-def rule_vector(rules: BloodBattleRules) -> np.ndarray:
-    """The rule fields a plain discard win's points depend on, as the compiled code reads them."""
-    return np.array([rules.base_points, rules.cap_fan, int(rules.gen_counts_kongs)], dtype=np.int64)
+def scoring(rules: BloodBattleRules) -> tuple[np.ndarray, np.ndarray]:
+    """What a win's points need in compiled code: the compiled engine's rule vector and its
+    win-shape table (:mod:`mjenv.vector.rules`), so the heuristic scores waits with the engine's
+    own scorer."""
+    return engine_rule_vector(rules), win_shapes()
 
 
 # ---------------------------------------------------------------- win points
 
 
 @njit(cache=True, nogil=True)
-def _pattern_fan(flush: bool, yao: bool, pungs: bool, jiang: bool) -> int:
-    """S8: the fan of a regular reading's base pattern (``_regular_pattern``)."""
-    if flush and yao:
-        return 5
-    if flush and pungs:
-        return 4
-    if pungs and jiang:
-        return 4
-    if flush or yao:
-        return 3
-    return 2 if pungs else 1
-
-
-@njit(cache=True, nogil=True)
-def _yao_reading(h: np.ndarray) -> bool:
-    """Whether some reading puts a 1 or a 9 in every meld and the pair (带幺九): per suit, ranks 4-6
-    empty, 2s and 3s only in 123, 7s and 8s only in 789, the rest of the 1s and 9s pungs or the pair."""
-    pairs = 0
-    for lo in range(0, 27, 9):
-        c = h[lo:lo + 9]
-        if c[3] or c[4] or c[5] or c[1] != c[2] or c[6] != c[7]:
-            return False
-        for d in (c[0] - c[1], c[8] - c[7]):
-            if d != 0 and d != 2 and d != 3:
-                return False
-            pairs += d == 2
-    return pairs == 1
-
-
-@njit(cache=True, nogil=True)
-def win_points(h: np.ndarray, v: np.ndarray, void: int, rules: np.ndarray, table: np.ndarray) -> int:
+def win_points(h: np.ndarray, v: np.ndarray, void: int, scoring: tuple) -> int:
     """Points (X) of a plain discard win with the concealed tiles ``h`` and the seat's melds in
-    the view ``v``, 0 if not a legal win (``agents.heuristic.win_points``).
-
-    The best base pattern comes from three readings instead of a list of decompositions: any
-    reading (平胡 / 清一色), the all-pungs one (unique when it exists), and a 带幺九 one; the
-    pattern's fan only grows with each property, so their best is the best of all readings.
-    """
-    n_melds = v[SCALARS, S_N_MELDS]
-    n = 0
-    suits = 0
-    decl_yao = decl_jiang = True
+    the view ``v``, 0 if not a legal win (``agents.heuristic.win_points``): the compiled engine's
+    :func:`mjenv.vector.rules.sichuan.score_win` with no win context."""
+    meld = np.zeros(27, dtype=np.int8)
     for k in range(27):
-        n += h[k]
-        meld = v[PONG, k] or v[KONG, k] or v[OWN_ANKAN, k]
-        if h[k] or meld:
-            suits |= 1 << (k // 9)
-        if meld:
-            decl_yao = decl_yao and (k % 9 == 0 or k % 9 == 8)
-            decl_jiang = decl_jiang and k % 3 == 1
-    if n + 3 * n_melds != 14 or suits == 7 or (void >= 0 and suits >> void & 1):
-        return 0
-    flush = suits == 1 or suits == 2 or suits == 4
-    best = 0  # fan - 根 adjustment of the best reading
-    if shanten_parts(h, -1, n_melds, table)[0] == -1:  # melds and a pair, nothing left over
-        best = _pattern_fan(flush, False, False, False)
-        twos, other = 0, False
-        yao, jiang = decl_yao, decl_jiang
-        for k in range(27):
-            if h[k]:
-                twos += h[k] == 2
-                other = other or h[k] == 1 or h[k] == 4
-                yao = yao and (k % 9 == 0 or k % 9 == 8)
-                jiang = jiang and k % 3 == 1
-        if twos == 1 and not other:
-            best = max(best, _pattern_fan(flush, yao, True, jiang))
-        if decl_yao and _yao_reading(h):
-            best = max(best, _pattern_fan(flush, True, False, False))
-    if n_melds == 0:
-        even, dragon = True, False
-        for k in range(27):
-            even = even and h[k] % 2 == 0
-            dragon = dragon or h[k] == 4
-        if even:  # 七对 3, 龙七对 5 - 1, 清七对 5, 清龙七对 6 - 1
-            best = max(best, 5 if flush else (4 if dragon else 3))
-    if best == 0:
-        return 0
-    roots = 0
-    for k in range(27):
-        owned = h[k]
         if v[PONG, k]:
-            owned += 3
-        if (v[KONG, k] or v[OWN_ANKAN, k]) and rules[R_GEN_KONGS]:
-            owned += 4
-        roots += owned >= 4
-    capped = min(best + roots, rules[R_CAP])
-    return rules[R_BASE] * (1 << (capped - 1))
+            meld[k] = M_PONG
+        elif v[OWN_ANKAN, k]:
+            meld[k] = M_ANKAN
+        elif v[KONG, k]:
+            meld[k] = M_KONG
+    rules, shapes = scoring
+    return max(score_win(h, meld, v[SCALARS, S_N_MELDS], 0, void, rules, shapes), 0)
 
 
 # ---------------------------------------------------------------- helpers
@@ -210,7 +141,7 @@ def danger(v: np.ndarray, level: np.ndarray, collects: np.ndarray, k: int) -> fl
 
 @njit(cache=True, nogil=True)
 def discard_weight(after: np.ndarray, sh: int, v: np.ndarray, void: int, unseen: np.ndarray,
-                   table: np.ndarray, rules: np.ndarray) -> float:
+                   table: np.ndarray, scoring: tuple) -> float:
     """Useful unseen draws after a discard; a ready hand weights each wait by its points / 6."""
     reg, sp = useful_masks(after, void, v[SCALARS, S_N_MELDS], table)
     weight = 0.0
@@ -220,7 +151,7 @@ def discard_weight(after: np.ndarray, sh: int, v: np.ndarray, void: int, unseen:
         if sh == 0:
             if unseen[t]:
                 after[t] += 1
-                weight += unseen[t] * win_points(after, v, void, rules, table) / 6
+                weight += unseen[t] * win_points(after, v, void, scoring) / 6
                 after[t] -= 1
         else:
             weight += unseen[t] * (SEVEN_PAIRS_WEIGHT if sp >> t & 1 else 1.0)
@@ -253,7 +184,7 @@ def _choose_void(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
 
 @njit(cache=True, nogil=True)
 def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: np.ndarray,
-                  any_threat: bool, table: np.ndarray, rules: np.ndarray) -> int:
+                  any_threat: bool, table: np.ndarray, scoring: tuple) -> int:
     """Lowest shanten, then most useful tiles (value-weighted when ready), then safety."""
     hand, void, n = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS]
     flush = flush_suit(v)
@@ -283,7 +214,7 @@ def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: 
         if adj[k] > reach:
             continue
         after[k] -= 1
-        weight[k] = discard_weight(after, sh[k], v, void, unseen, table, rules)
+        weight[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring)
         after[k] += 1
         top[adj[k] + 2] = max(top[adj[k] + 2], weight[k])
         best_level = min(best_level, adj[k])
@@ -305,7 +236,7 @@ def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: 
 
 
 @njit(cache=True, nogil=True)
-def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, rules: np.ndarray) -> int:
+def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, scoring: tuple) -> int:
     """Kong if it does not hurt, else the best discard."""
     hand, void, n = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS]
     now = -2
@@ -336,7 +267,7 @@ def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, rules: np.ndarray)
                 if best < 0 or d > best_d:
                     best, best_d = k, d
         return A_DISCARD + best
-    return A_DISCARD + _best_discard(v, mask, level, collects, any_threat, table, rules)
+    return A_DISCARD + _best_discard(v, mask, level, collects, any_threat, table, scoring)
 
 
 @njit(cache=True, nogil=True)
@@ -366,7 +297,7 @@ def _claim(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
 
 @njit(cache=True, nogil=True)
 def act_batch(observations: np.ndarray, masks: np.ndarray, table: np.ndarray,
-              rules: np.ndarray) -> np.ndarray:
+              scoring: tuple) -> np.ndarray:
     """One action per row, as ``HeuristicPolicy.act``; every mask must offer a legal action."""
     out = np.empty(len(observations), dtype=np.int64)
     v = new_view()
@@ -381,5 +312,5 @@ def act_batch(observations: np.ndarray, masks: np.ndarray, table: np.ndarray,
         elif mask[A_PASS]:
             out[i] = _claim(v, mask, table)
         else:
-            out[i] = _turn(v, mask, table, rules)
+            out[i] = _turn(v, mask, table, scoring)
     return out

@@ -44,7 +44,7 @@ def _void_planes(out: np.ndarray, hand: np.ndarray, unseen: np.ndarray, table: n
 
 
 @njit(cache=True, nogil=True)
-def _planes(out: np.ndarray, v: np.ndarray, table: np.ndarray, rules: np.ndarray) -> None:
+def _planes(out: np.ndarray, v: np.ndarray, table: np.ndarray, scoring: tuple) -> None:
     """The look-ahead planes of one decoded view into ``out`` (zeroed)."""
     hand, void, n = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS]
     phase, claim = v[SCALARS, S_PHASE], v[SCALARS, S_CLAIM]
@@ -68,7 +68,7 @@ def _planes(out: np.ndarray, v: np.ndarray, table: np.ndarray, rules: np.ndarray
             if hand[k]:
                 after[k] -= 1
                 sh[k] = shanten(after, void, n, table)
-                w[k] = discard_weight(after, sh[k], v, void, unseen, table, rules)
+                w[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring)
                 after[k] += 1
         best = sh.min()
         top = _top_weight(sh, w, best)
@@ -98,11 +98,11 @@ def _planes(out: np.ndarray, v: np.ndarray, table: np.ndarray, rules: np.ndarray
 
 
 @njit(cache=True, nogil=True)
-def lookahead_batch(observations: np.ndarray, table: np.ndarray, rules: np.ndarray) -> np.ndarray:
+def lookahead_batch(observations: np.ndarray, table: np.ndarray, scoring: tuple) -> np.ndarray:
     """The ``(N, LOOKAHEAD_PLANES, 27)`` planes of a batch of blood-battle observations."""
     out = np.zeros((len(observations), LOOKAHEAD_PLANES, N_SUIT_KINDS), dtype=np.float32)
     v = new_view()
     for i in range(len(observations)):
         decode(observations[i], v)
-        _planes(out[i], v, table, rules)
+        _planes(out[i], v, table, scoring)
     return out
