@@ -118,8 +118,7 @@ class _DealBatch:
 
     def _dealt(self) -> tuple[np.ndarray, np.ndarray]:
         """Every table's dealt wall and dealer (the backend's arrays, read right after ``reset``)."""
-        backend = self.venv.backend
-        arrays = backend.arrays if hasattr(backend, "arrays") else backend.st  # blood battle: a Python view
+        arrays = self.venv.backend.arrays
         return arrays.wall.copy(), arrays.dealer.copy()
 
     def _wins(self, info: dict[str, Any], t: int) -> tuple[tuple[int, int | None, int | None, int | None], ...]:
