@@ -3,7 +3,8 @@
 Parity plays random and eager legal actions (``vector_parity.mixed_actions``) through both engines
 and compares at every step the seat to act, the mask, the observation, the rewards and
 ``state()``, and at every episode end the beans, the winners and the end reason. The default
-suite plays 2,000 hands per configuration; ``-m slow`` plays 100,000.
+suite plays 2,000 hands per configuration; ``-m slow`` plays 100,000 (without ``state()``, which
+the default suite compares).
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def test_parity_2000_hands(name):
 def test_parity_100000_hands(name):
     options = CONFIGS[name]
     venv = mv.make("blood_battle", 256, **options)
+    # state() costs the reference 60% of the harness time; the default suite compares it every step
     result = check_parity(venv, options, seed=7_000_000, episodes=hands_to_episodes(options, 100_000),
-                          rng_seed=7)
+                          rng_seed=7, check_state=False)
     assert result["episodes"] >= hands_to_episodes(options, 100_000)
 
 
