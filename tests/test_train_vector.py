@@ -239,3 +239,35 @@ def test_overlap_collects_the_next_rollouts_with_the_weights_before_the_update(t
         for k, v in lagged.items():
             np.testing.assert_array_equal(submitted[u][k], v, err_msg=f"update {u}, {k}")
     assert not np.array_equal(before_update[1]["trunk.stem.linear.weight"], before_update[2]["trunk.stem.linear.weight"])
+
+
+def test_duplicate_rollouts_play_each_deal_in_four_rotations_and_subtract_the_par(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, envs_per_worker=8, duplicate_rollouts=True, baseline_opponents=["heuristic"],
+               baseline_prob=0.5)
+    worker = RolloutWorker(cfg, 0)
+    net = _net(cfg, worker)
+    snaps = {7: policy_weights(_net(dataclasses.replace(cfg, seed=9), worker))}
+    r = worker.collect(1, all_weights(net), snaps, [(7, 1.0)], 400)
+    assert _check_against_aec(r, cfg, worker) >= 8  # every hand is a real hand of its seed, credited as before
+    sets: dict[int, list[int]] = {}
+    for h, hand in enumerate(r.hands):
+        sets.setdefault(hand.seed, []).append(h)
+    assert len(sets) >= 3 and all(len(hs) == 4 for hs in sets.values())  # every started deal: four rotations
+    for hs in sets.values():
+        lineups = [r.hands[h].lineup for h in hs]
+        first = lineups[0]  # the four rotations of one lineup: every policy plays every seat of the deal
+        assert sorted(lineups) == sorted(first[-k:] + first[:-k] for k in range(4))
+        for h in hs:
+            beans = np.array([r.hands[o].beans for o in hs if o != h], dtype=np.float64)
+            for seat in range(4):
+                rows = np.flatnonzero((r.hand == h) & (r.seat == seat))
+                if rows.size == 0:
+                    continue
+                par = beans[:, seat].mean()
+                expected = r.beans[rows].astype(np.float64)
+                expected[-1] -= par  # the par comes off the seat's last decision
+                np.testing.assert_allclose(r.reward[rows], expected / worker.scale, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):
+        tiny(tmp_path, duplicate_rollouts=True, envs_per_worker=6)
+    with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):
+        tiny(tmp_path, duplicate_rollouts=True, engine="aec")

@@ -57,7 +57,8 @@ class TrainConfig:
 
     # ---------------------------------------------------------------- rollouts
     total_decisions: int = 2_000_000
-    """Stop after this many decisions of the learning policy (the x axis of every chart)."""
+    """Stop after this many decisions of the learning policy (the x axis of every chart); 0 with
+    ``imitation_decisions`` trains the behaviour-cloned policy only."""
     engine: str = "vector"
     """Rollout engine: ``vector`` (the compiled batched env ``mjenv.vector``: every table of a worker in
     one env, one forward pass per policy per step) or ``aec`` (one ``raw_env`` per table, the readable
@@ -75,6 +76,12 @@ class TrainConfig:
     hundreds are cheap; ``aec``: one Python env each, 16 to 32)."""
     decisions_per_worker: int = 2048
     """Learning-policy decisions each worker collects per update; started hands are always finished."""
+
+    duplicate_rollouts: bool = False
+    """Play every deal in four seat rotations (tables in sets of four share their deals; each deal's
+    lineup is rotated one seat per table) and subtract from each seat's hand return its *par*: the
+    mean of what that seat won in the other three rotations. A baseline that removes the luck of
+    the deal (``train/vector_rollout.py``). ``engine: vector`` only; ``envs_per_worker`` a multiple of 4."""
 
     overlap: bool = True
     """Collect the next update's rollouts while the learner updates on this one (the workers would
@@ -108,6 +115,13 @@ class TrainConfig:
     """Gradient norm clip."""
     target_kl: float = 0.0
     """Stop an update's epochs early when an epoch's mean approximate KL exceeds this; 0 = never."""
+    kl_coef: float = 0.0
+    """Weight of a KL penalty KL(π_BC ‖ π) towards the behaviour-cloned policy (the weights at the
+    end of the imitation warm start, kept in the checkpoint); 0 = none. Needs ``imitation_decisions``."""
+    bc_coef: float = 0.0
+    """Weight of a behaviour-cloning loss (cross-entropy) on the decisions of ``baseline_opponents``
+    in the hands where they sit (otherwise thrown away), each minibatch taking an equal share of them,
+    at most one per learning-policy decision; 0 = none. Needs ``baseline_prob`` > 0."""
 
     # ---------------------------------------------------------------- imitation warm start
     imitation_decisions: int = 0
@@ -131,6 +145,10 @@ class TrainConfig:
     danger) under the observation; about 0.3 ms more per decision of every network seat."""
     oracle_critic: bool = False
     """Feed the value function ``env.state()`` (all hands, the wall) besides the observation."""
+    oracle_seat_relative: bool = False
+    """With ``oracle_critic``: reorder the ``state()`` planes kept per seat (hands, melds, rivers, voids,
+    wins, beans, …) from absolute seats to self, 下家, 对家, 上家 of the deciding seat, as the
+    observation orders them (``train.rollout.relative_state``)."""
 
     # ---------------------------------------------------------------- opponent pool
     pool_size: int = 8
@@ -199,7 +217,7 @@ _STEP_SIZE = Bounds(0, 1, low_open=True)
 BOUNDS: dict[str, Bounds] = {
     "seed": Bounds(0, MAX_SEED), "torch_threads": _POSITIVE_INT,
     "reward_scale": Bounds(0),  # 0: the observation's bean scale
-    "total_decisions": _POSITIVE_INT, "workers": _POSITIVE_INT, "envs_per_worker": _POSITIVE_INT,
+    "total_decisions": _COUNT, "workers": _POSITIVE_INT, "envs_per_worker": _POSITIVE_INT,
     "decisions_per_worker": _POSITIVE_INT,
     "learning_rate": _STEP_SIZE, "gamma": _PROBABILITY, "gae_lambda": _PROBABILITY,
     "update_epochs": _POSITIVE_INT, "minibatch_size": _POSITIVE_INT,
@@ -207,6 +225,7 @@ BOUNDS: dict[str, Bounds] = {
     "ent_coef": Bounds(0), "vf_coef": Bounds(0),
     "max_grad_norm": Bounds(0, low_open=True),  # <= 0 turns clipping into a flipped or zero gradient
     "target_kl": Bounds(0),  # 0: never stop early
+    "kl_coef": Bounds(0), "bc_coef": Bounds(0),
     "imitation_decisions": _COUNT, "imitation_learning_rate": _STEP_SIZE, "imitation_epochs": _POSITIVE_INT,
     "channels": Bounds(*ARCH_BOUNDS["channels"]), "blocks": Bounds(*ARCH_BOUNDS["blocks"]),
     "pool_size": _COUNT, "snapshot_every": _POSITIVE_INT, "latest_prob": _PROBABILITY,
@@ -218,7 +237,7 @@ BOUNDS: dict[str, Bounds] = {
 }
 """The allowed range of every int and float field of :class:`TrainConfig`."""
 
-FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "seed")
+FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "oracle_seat_relative", "seed")
 """Fields a resumed run keeps from its config.yaml: they shape the network or seed the streams the
 checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
 observation planes, fail the checkpoint's architecture check before any file is written.)"""
@@ -272,6 +291,19 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:
         raise ValueError("config field 'baseline_prob' is > 0 but 'baseline_opponents' is empty")
+    if cfg.total_decisions == 0 and cfg.imitation_decisions == 0:
+        raise ValueError("config fields 'total_decisions' and 'imitation_decisions' are both 0: nothing to train")
+    if cfg.duplicate_rollouts and (cfg.engine != "vector" or cfg.envs_per_worker % 4):
+        raise ValueError("config field 'duplicate_rollouts' needs engine: vector and envs_per_worker a multiple "
+                         f"of 4 (got engine {cfg.engine!r}, envs_per_worker {cfg.envs_per_worker})")
+    if cfg.kl_coef > 0 and cfg.imitation_decisions == 0:
+        raise ValueError("config field 'kl_coef' is > 0 but 'imitation_decisions' is 0: the KL penalty pulls "
+                         "towards the policy the imitation warm start learns")
+    if cfg.bc_coef > 0 and cfg.baseline_prob == 0:
+        raise ValueError("config field 'bc_coef' is > 0 but 'baseline_prob' is 0: no baseline sits in any hand, "
+                         "so there are no decisions to clone")
+    if cfg.oracle_seat_relative and not cfg.oracle_critic:
+        raise ValueError("config field 'oracle_seat_relative' is true but 'oracle_critic' is false")
     if "match_hands" in cfg.env_options or "render_mode" in cfg.env_options:
         raise ValueError("config field 'env_options' may not set match_hands or render_mode: one hand per episode")
 

@@ -83,25 +83,54 @@ def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float
 
 def to_batch(rollout: Rollout, advantages: np.ndarray, returns: np.ndarray,
              device: torch.device) -> dict[str, torch.Tensor | None]:
-    """The tensors a PPO update needs."""
+    """The tensors a PPO update needs (and the baselines' decisions, when the rollout kept them)."""
     def t(a: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(a).to(device)
 
-    return {"obs": t(rollout.obs), "mask": t(rollout.mask),
-            "state": None if rollout.state is None else t(rollout.state),
-            "action": t(rollout.action), "logprob": t(rollout.logprob), "value": t(rollout.value),
-            "advantage": t(advantages.astype(np.float32)), "return": t(returns.astype(np.float32))}
+    batch = {"obs": t(rollout.obs), "mask": t(rollout.mask),
+             "state": None if rollout.state is None else t(rollout.state),
+             "action": t(rollout.action), "logprob": t(rollout.logprob), "value": t(rollout.value),
+             "advantage": t(advantages.astype(np.float32)), "return": t(returns.astype(np.float32))}
+    if rollout.demos is not None:
+        batch.update(demo_obs=t(rollout.demos.obs), demo_mask=t(rollout.demos.mask),
+                     demo_action=t(rollout.demos.action))
+    return batch
+
+
+def anchor_logprobs(anchor: nn.Module, batch: dict[str, Any], chunk: int = 4096) -> torch.Tensor:
+    """Log-probabilities (N, A) of the behaviour-cloned ``anchor`` over the batch (illegal actions: about -1e9)."""
+    with torch.no_grad():
+        parts = [torch.log_softmax(anchor.logits(batch["obs"][i:i + chunk], batch["mask"][i:i + chunk]), dim=1)
+                 for i in range(0, len(batch["action"]), chunk)]
+    return torch.cat(parts)
+
+
+def subsample_demos(batch: dict[str, Any], rng: np.random.Generator) -> None:
+    """Keep at most one baseline decision per learning-policy decision (drawn without replacement)."""
+    n, m = len(batch["action"]), len(batch["demo_action"])
+    if m > n:
+        keep = torch.from_numpy(np.sort(rng.choice(m, size=n, replace=False))).to(batch["demo_action"].device)
+        for key in ("demo_obs", "demo_mask", "demo_action"):
+            batch[key] = batch[key][keep]
 
 
 def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dict[str, Any],
                cfg: TrainConfig, rng: np.random.Generator) -> dict[str, float]:
-    """``update_epochs`` passes of clipped PPO over the batch; returns the last epoch's mean losses."""
+    """``update_epochs`` passes of clipped PPO over the batch; returns the last epoch's mean losses.
+
+    With ``kl_coef`` the batch holds the behaviour-cloned policy's log-probabilities (``anchor_logp``)
+    and the loss adds ``kl_coef · KL(π_BC ‖ π)``; with ``bc_coef`` it holds the baselines' decisions
+    (``demo_*``), each minibatch takes an equal share of them, and the loss adds ``bc_coef`` times
+    their cross-entropy."""
     n = len(batch["action"])
     n_minibatches = max(1, round(n / cfg.minibatch_size))  # equal sizes: no tiny trailing minibatch
+    device = batch["action"].device
     for _epoch in range(cfg.update_epochs):
         epoch_stats: list[list[float]] = []
-        perm = torch.from_numpy(rng.permutation(n)).to(batch["action"].device)
-        for mb in torch.tensor_split(perm, n_minibatches):
+        perm = torch.from_numpy(rng.permutation(n)).to(device)
+        demo_mbs = (torch.tensor_split(torch.from_numpy(rng.permutation(len(batch["demo_action"]))).to(device),
+                                       n_minibatches) if cfg.bc_coef > 0 else [None] * n_minibatches)
+        for mb, demo_mb in zip(torch.tensor_split(perm, n_minibatches), demo_mbs):
             mask = batch["mask"][mb]
             state = None if batch["state"] is None else batch["state"][mb]
             logits, new_value = net(batch["obs"][mb], mask, state)
@@ -129,17 +158,27 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dic
                 v_loss = 0.5 * ((new_value - ret) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - cfg.ent_coef * entropy_loss + cfg.vf_coef * v_loss
+            kl_anchor = bc_loss = torch.zeros((), device=device)
+            if cfg.kl_coef > 0:  # KL(π_BC ‖ π) over the legal actions
+                anchor_logp = batch["anchor_logp"][mb]
+                kl_anchor = torch.where(mask, anchor_logp.exp() * (anchor_logp - logp_all), 0.0).sum(dim=1).mean()
+                loss = loss + cfg.kl_coef * kl_anchor
+            if demo_mb is not None and len(demo_mb):
+                demo_logits = net.logits(batch["demo_obs"][demo_mb], batch["demo_mask"][demo_mb])
+                bc_loss = -torch.log_softmax(demo_logits, dim=1).gather(1, batch["demo_action"][demo_mb, None]).mean()
+                loss = loss + cfg.bc_coef * bc_loss
             check_finite("PPO loss", loss, cfg)
 
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             optimizer.step()
-            epoch_stats.append([t.item() for t in (pg_loss, v_loss, entropy_loss, old_approx_kl, approx_kl, clipfrac)])
+            epoch_stats.append([t.item() for t in (pg_loss, v_loss, entropy_loss, old_approx_kl, approx_kl, clipfrac,
+                                                   kl_anchor, bc_loss)])
         mean = np.mean(epoch_stats, axis=0)
         if cfg.target_kl > 0 and mean[4] > cfg.target_kl:
             break
-    names = ("policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac")
+    names = ("policy_loss", "value_loss", "entropy", "old_approx_kl", "approx_kl", "clipfrac", "kl_to_bc", "bc_loss")
     return {k: float(v) for k, v in zip(names, mean)}
 
 
@@ -187,15 +226,21 @@ def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def policy_copy(net: PolicyValueNet, weights: dict[str, Any] | None = None) -> PolicyValueNet:
+    """A frozen CPU copy of the network's policy (no oracle critic), with ``weights`` if given."""
+    player = PolicyValueNet(**{**net.arch, "state_planes": 0}, rules=net.rules)
+    weights = weights if weights is not None else {k: torch.from_numpy(v) for k, v in policy_weights(net).items()}
+    player.load_state_dict(weights)
+    return player.eval().requires_grad_(False)
+
+
 def evaluate(net: PolicyValueNet, cfg: TrainConfig, step: int, workers: int | None = None,
              progress: bool = False) -> dict[str, Any]:
     """Duplicate arena (1 seat vs 3) of the greedy policy against each of ``cfg.eval_opponents``,
     on ``workers`` processes (default ``cfg.eval_workers``), with a progress bar if ``progress``."""
     from agents.arena import run_arena  # lazily: only evaluation needs the arena and its baselines
 
-    player = PolicyValueNet(**{**net.arch, "state_planes": 0}, rules=net.rules)
-    player.load_state_dict({k: torch.from_numpy(v) for k, v in policy_weights(net).items()})
-    policy = NeuralPolicy(player, name=f"ppo@{step}", greedy=True)
+    policy = NeuralPolicy(policy_copy(net), name=f"ppo@{step}", greedy=True)
     return {opp: run_arena(cfg.game, agents=[policy, opp], deals=cfg.eval_deals, seed=cfg.eval_seed,
                            workers=cfg.eval_workers if workers is None else workers,
                            env_options=cfg.env_options, progress=progress)
@@ -320,6 +365,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
+    anchor: PolicyValueNet | None = None  # the policy at the end of imitation, for kl_coef
     # This session's seconds per phase; "rollout" is the learner's wait for them (with overlap, their
     # time beyond the update's).
     phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)
@@ -344,6 +390,11 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         pool.load_state_dict(ckpt["pool"])
         update, global_step, hands_played = ckpt["update"], ckpt["global_step"], ckpt["hands"]
         demonstrations, elapsed = ckpt["demonstrations"], ckpt["elapsed_s"]
+        if ckpt.get("anchor") is not None:
+            anchor = policy_copy(net, ckpt["anchor"]).to(device)
+        elif cfg.kl_coef > 0 and demonstrations >= cfg.imitation_decisions:
+            raise CheckpointError(f"{ckpt_path}: kl_coef needs the policy the imitation ended with, and this "
+                                  "checkpoint does not keep it (it predates kl_coef); resume with --kl-coef 0")
         print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
     else:
         run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
@@ -359,6 +410,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step,
             "hands": hands_played, "demonstrations": demonstrations, "elapsed_s": elapsed,
             "inflight": request_state(inflight),
+            "anchor": None if anchor is None else {k: v.cpu() for k, v in anchor.state_dict().items()},
         })
 
     # ---------------------------------------------------------------- logging and workers
@@ -406,6 +458,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                                      demonstrations)
                 bar.update(min(demonstrations, cfg.imitation_decisions) - bar.n)
                 bar.set_postfix(acc=f"{losses['accuracy']:.0%}", refresh=False)
+                if demonstrations >= cfg.imitation_decisions:
+                    anchor = policy_copy(net).to(device)  # the behaviour-cloned policy, for kl_coef
                 if update % cfg.checkpoint_every == 0 or demonstrations >= cfg.imitation_decisions:
                     checkpoint()
             bar.close()
@@ -442,11 +496,16 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             # Advantages: GAE over each seat's own decisions in a hand
             advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
             batch = to_batch(rollout, advantages, returns, device)
+            learner_rng = np.random.default_rng([cfg.seed, update, LEARNER_STREAM])
+            if cfg.kl_coef > 0:
+                batch["anchor_logp"] = anchor_logprobs(anchor, batch)
+            if cfg.bc_coef > 0:
+                subsample_demos(batch, learner_rng)
 
             # PPO update
             update_before = phases["update"]
             net.train()
-            losses = ppo_update(net, optimizer, batch, cfg, np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
+            losses = ppo_update(net, optimizer, batch, cfg, learner_rng)
             net.eval()
             check_weights(net)
             phases["update"] += time.perf_counter() - t1

@@ -119,6 +119,8 @@ class Rollout:
     all_decisions: int
     """Decisions of every policy, snapshots included."""
     seconds: float
+    demos: "Demos | None" = None
+    """The baselines' decisions, for ``bc_coef`` (else None)."""
 
     @staticmethod
     def concat(parts: Sequence["Rollout"]) -> "Rollout":
@@ -137,7 +139,48 @@ class Rollout:
             hands=[h for p in parts for h in p.hands],
             all_decisions=sum(p.all_decisions for p in parts),
             seconds=max(p.seconds for p in parts),
+            demos=None if parts[0].demos is None else Demos.concat([p.demos for p in parts]),
         )
+
+
+@dataclass
+class Demos:
+    """Decisions of the baselines (``baseline_opponents``) as the network's inputs and their actions."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+
+    @staticmethod
+    def concat(parts: Sequence["Demos"]) -> "Demos":
+        """One set from several."""
+        return Demos(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("obs", "mask", "action")))
+
+
+PER_SEAT_STATE_VIEWS = frozenset({"hands", "chow", "pong", "kong", "ankan", "river", "recent", "won_tile", "void",
+                                  "won", "flowers", "dealer", "beans", "current"})
+"""The ``state()`` views made of four equal blocks of planes, one per absolute seat."""
+
+
+def relative_state_index(state_views: dict[str, slice], planes: int) -> np.ndarray:
+    """(4, planes) plane indices: row ``s`` reorders ``state()`` so each per-seat view lists seat ``s``,
+    then 下家 ``s + 1``, 对家, 上家, as the observation does; the other planes stay where they are."""
+    index = np.tile(np.arange(planes), (N_SEATS, 1))
+    for name, view in state_views.items():
+        if name not in PER_SEAT_STATE_VIEWS:
+            continue
+        block = (view.stop - view.start) // N_SEATS
+        for seat in range(N_SEATS):
+            for rel in range(N_SEATS):
+                src = view.start + block * ((seat + rel) % N_SEATS)
+                index[seat, view.start + block * rel: view.start + block * (rel + 1)] = np.arange(src, src + block)
+    return index
+
+
+def relative_state(states: np.ndarray, seats: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``states`` (N, planes, width) of the seats ``seats`` (N,) in seat-relative order (see
+    :func:`relative_state_index`)."""
+    return states[np.arange(len(states))[:, None], index[seats]]
 
 
 DECISION_FIELDS = ("obs", "mask", "state", "action", "logprob", "value")
@@ -188,6 +231,8 @@ class RolloutWorker:
         self.scale = reward_scale(cfg)
         probe = make_env(cfg)
         self.agents = probe.possible_agents
+        self.obs_shape = probe.observation_space(self.agents[0])["observation"].shape
+        self.n_actions = int(probe.action_space(self.agents[0]).n)
         state_planes = probe.observer.state_planes if cfg.oracle_critic else 0
         self.arch = {"obs_planes": probe.observer.planes, "channels": cfg.channels, "blocks": cfg.blocks,
                      "lookahead": cfg.lookahead, "game": cfg.game}
@@ -197,6 +242,9 @@ class RolloutWorker:
         self.snapshots: dict[int, PolicyValueNet] = {}
         self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name, cfg.game)
                                          for i, name in enumerate(cfg.baseline_opponents)}
+        self.relative = (relative_state_index(probe.observer.state_views, probe.observer.state_planes)
+                         if cfg.oracle_seat_relative else None)
+        self.demos: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # this collection's, for bc_coef
         self.vector = None
         self.tables: list[_Table] = []
         if cfg.engine == "vector":
@@ -219,15 +267,20 @@ class RolloutWorker:
                 else int(rng.choice(pool_ids)) for s in range(N_SEATS)]
 
     def decide(self, pid: int, kept: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
-               states: Callable[[], np.ndarray]) -> Decisions:
-        """The actions of policy ``pid`` for a batch of its seats: one forward pass (or one
-        ``act_batch``); ``states()`` gives the batch's ``env.state()`` planes when the oracle critic needs them."""
+               states: Callable[[], np.ndarray], seats: np.ndarray) -> Decisions:
+        """The actions of policy ``pid`` for a batch of its seats ``seats``: one forward pass (or one
+        ``act_batch``); ``states()`` gives the batch's ``env.state()`` planes when the oracle critic
+        needs them. A baseline's decisions are also kept in :attr:`demos` when ``bc_coef`` > 0."""
         state = None
+        if self.net.oracle:
+            states = self._oracle_states(states, seats)
         if pid in self.fixed:
             actions = self.fixed[pid].act_batch(obs, mask, rng)
             logp = value = np.zeros(len(obs), dtype=np.float32)
             if pid == kept:  # demonstrations are stored as the network's inputs
                 obs = self.net.prepare(obs)
+            elif self.cfg.bc_coef > 0:
+                self.demos.append((self.net.prepare(obs), mask, np.asarray(actions, dtype=np.int64)))
         else:
             obs = self.net.prepare(obs)  # snapshots share the learner's architecture
             with torch.no_grad():
@@ -244,6 +297,22 @@ class RolloutWorker:
         if pid == kept and self.net.oracle and state is None:  # demonstrations for an oracle critic
             state = states()
         return dict(zip(DECISION_FIELDS, (obs, mask, state, np.asarray(actions, dtype=np.int64), logp, value)))
+
+    def _oracle_states(self, states: Callable[[], np.ndarray], seats: np.ndarray) -> Callable[[], np.ndarray]:
+        """``states`` as the oracle critic reads them: seat-relative with ``oracle_seat_relative``."""
+        if self.relative is None:
+            return states
+        return lambda: relative_state(states(), seats, self.relative)
+
+    def _take_demos(self) -> Demos | None:
+        """This collection's baseline decisions (``bc_coef`` > 0), emptying the buffer."""
+        if self.cfg.bc_coef == 0:
+            return None
+        parts, self.demos = self.demos, []
+        if not parts:
+            planes = self.net.prepare(np.zeros((0, *self.obs_shape), dtype=np.float32))
+            return Demos(planes, np.zeros((0, self.n_actions), dtype=np.bool_), np.zeros(0, dtype=np.int64))
+        return Demos(*(np.concatenate(column) for column in zip(*parts)))
 
     def collect(self, update: int, weights: Weights, new_snapshots: dict[int, Weights],
                 pool: list[tuple[int, float]], decisions: int, imitate: bool = False) -> Rollout:
@@ -265,8 +334,11 @@ class RolloutWorker:
         if imitate and TEACHER not in self.fixed:  # loaded on first use: not every game has a heuristic
             self.fixed[TEACHER] = load_policy(self.cfg.teacher, self.cfg.game)
         kept = TEACHER if imitate else LEARNER
+        self.demos = []
         if self.vector is not None:
-            return self.vector.collect(self, rng, pool_ids, decisions, imitate, start)
+            rollout = self.vector.collect(self, rng, pool_ids, decisions, imitate, start)
+            rollout.demos = self._take_demos()
+            return rollout
 
         buf: dict[str, list[Any]] = {k: [] for k in DECISION_FIELDS}
         order: list[int] = []  # decision indices, grouped by (hand, seat)
@@ -316,7 +388,8 @@ class RolloutWorker:
             for pid, items in groups.items():
                 obs = np.stack([o["observation"] for _, _, o in items])
                 mask = np.stack([o["action_mask"] for _, _, o in items]).astype(bool)
-                d = self.decide(pid, kept, obs, mask, rng, lambda: np.stack([t.env.state() for t, _, _ in items]))
+                d = self.decide(pid, kept, obs, mask, rng, lambda: np.stack([t.env.state() for t, _, _ in items]),
+                                np.array([seat for _, seat, _ in items], dtype=np.int64))
                 if pid == kept:
                     for name in buf:
                         buf[name].append(d[name])
@@ -350,5 +423,5 @@ class RolloutWorker:
             reward=(beans / self.scale).astype(np.float32), beans=beans,
             done=np.array(done, dtype=bool), hand=np.array(hand_of, dtype=np.int64),
             seat=np.array(seat_of, dtype=np.int64), hands=hands, all_decisions=all_decisions,
-            seconds=time.perf_counter() - start,
+            seconds=time.perf_counter() - start, demos=self._take_demos(),
         )

@@ -12,6 +12,12 @@ tables are played:
   engine's seeding contract (``docs/vector.md``, "Seeding") table ``i`` then plays hand seeds
   ``s + i``, then the draws of ``default_rng(s + i)``: each ``HandSummary.seed`` replays its hand
   through ``raw_env.reset(seed=...)``, action by action.
+- **Duplicate deals** (``duplicate_rollouts``): tables ``4g … 4g + 3`` share their seeds, so they
+  play the same deals, and each deal's lineup is drawn once and rotated one seat per table; every
+  started set of four is finished. Each kept seat's hand return then has the *par* subtracted at
+  its last decision: the mean of what that seat won in the other three rotations, played by the
+  others (:func:`duplicate_par`). That baseline does not depend on the seat's own actions, so the
+  policy gradient keeps its expectation, and it removes most of the luck of the deal.
 - **Crediting** (:class:`Crediting`) is :func:`~train.rollout.credit_rewards` computed step by step
   over all tables at once: each seat's latest decision in its table's hand receives the seat's
   bean change of every step; beans before a seat's first decision wait until it decides.
@@ -61,6 +67,17 @@ class Crediting:
         self.last[table], self.pending[table] = -1, 0
 
 
+def duplicate_par(beans: np.ndarray, sets: np.ndarray) -> np.ndarray:
+    """(H, 4) par of each hand and seat: the mean of that seat's beans in the other hands of its set
+    (``sets[h]``: the set of four rotations of one deal that hand ``h`` belongs to)."""
+    totals = np.zeros((sets.max() + 1, N_SEATS), dtype=np.float64)
+    np.add.at(totals, sets, beans)
+    sizes = np.bincount(sets)[sets][:, None]
+    if (sizes != N_SEATS).any():
+        raise AssertionError("a duplicate set was left unfinished")
+    return (totals[sets] - beans) / (N_SEATS - 1)
+
+
 class VectorTables:
     """``cfg.envs_per_worker`` tables of ``cfg.game`` in one compiled batched env."""
 
@@ -75,12 +92,29 @@ class VectorTables:
         """Play hands until ``decisions`` kept decisions are reached, finishing started hands."""
         n, venv = self.n, self.venv
         kept = TEACHER if imitate else LEARNER
+        dup = worker.cfg.duplicate_rollouts and not imitate
         base = int(rng.integers(2**62))  # table seeds base + i stay below 2**63
-        obs, info = venv.reset(seed=base)
+        group = np.arange(n) // N_SEATS  # duplicate sets: tables 4g .. 4g+3
+        seeds = base + (group if dup else np.arange(n))
+        obs, info = venv.reset(seed=seeds)
         seat = info["seat"]
-        streams = [np.random.default_rng(base + t) for t in range(n)]  # the engine's per-table hand seeds
-        lineup = np.array([worker.lineup(rng, pool_ids, imitate) for _ in range(n)], dtype=np.int64)
-        meta: list[tuple[int, tuple[int, ...]]] = [(base + t, tuple(lineup[t].tolist())) for t in range(n)]
+        streams = [np.random.default_rng(int(s)) for s in seeds]  # the engine's per-table hand seeds
+        deal_no = np.zeros(n, dtype=np.int64)  # each table's hand count (its set's deal, with dup)
+        set_lineups: list[list[list[int]]] = [[] for _ in range(n // N_SEATS)]
+
+        def draw_lineup(t: int) -> list[int]:
+            """Table ``t``'s lineup for its hand ``deal_no[t]`` (with dup: its set's, rotated ``t % 4`` seats)."""
+            if not dup:
+                return worker.lineup(rng, pool_ids, imitate)
+            drawn = set_lineups[group[t]]
+            if len(drawn) == deal_no[t]:
+                drawn.append(worker.lineup(rng, pool_ids, imitate))
+            rotation = t % N_SEATS
+            return [drawn[deal_no[t]][(s - rotation) % N_SEATS] for s in range(N_SEATS)]
+
+        lineup = np.array([draw_lineup(t) for t in range(n)], dtype=np.int64)
+        meta: list[tuple[int, tuple[int, ...]]] = [(int(seeds[t]), tuple(lineup[t].tolist())) for t in range(n)]
+        deal_of = [(int(group[t]), 0) for t in range(n)]  # each hand's (set of tables, deal number)
         hand_of = np.arange(n, dtype=np.int64)  # each table's hand id (an index into meta)
         results: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
         active = np.ones(n, dtype=np.bool_)
@@ -101,7 +135,7 @@ class VectorTables:
                 tables = rows[sel]
                 d = worker.decide(int(pid), kept, obs["observation"][tables],
                                   obs["action_mask"][tables].astype(np.bool_), rng,
-                                  lambda tables=tables: venv.state()[tables])
+                                  lambda tables=tables: venv.state()[tables], seats[sel])
                 actions[tables] = d["action"]
                 if pid == kept:
                     for name in buf:
@@ -120,12 +154,15 @@ class VectorTables:
             crediting.receive(rows, r)
             for t in rows[terminated[rows]].tolist():
                 results[int(hand_of[t])] = (tuple(hand_beans[t].tolist()), tuple(info["won"][t].tolist()))
-                if n_kept >= decisions:  # enough: this table waits while the others finish
+                # Enough: this table waits while the others finish (with dup, once its set's deals are all played).
+                if n_kept >= decisions and (not dup or deal_no[t] + 1 >= len(set_lineups[group[t]])):
                     active[t] = False
                     continue
-                lineup[t] = worker.lineup(rng, pool_ids, imitate)  # the env already dealt its next hand
+                deal_no[t] += 1
+                lineup[t] = draw_lineup(t)  # the env already dealt its next hand
                 hand_of[t] = len(meta)
                 meta.append((int(streams[t].integers(2**63)), tuple(lineup[t].tolist())))
+                deal_of.append((int(group[t]), int(deal_no[t])))
                 crediting.start(t)
                 hand_beans[t] = 0
 
@@ -153,9 +190,14 @@ class VectorTables:
             return out
 
         beans = crediting.credit[ids]
+        target = beans.astype(np.float64)
+        if dup:  # each seat's hand return less its par, taken at its last decision
+            _, sets = np.unique(np.array(deal_of), axis=0, return_inverse=True)
+            par = duplicate_par(np.array([h.beans for h in hands], dtype=np.float64), sets.reshape(-1))
+            target[done] -= par[h_k[done], s_k[done]]
         return Rollout(
             obs=flat("obs"), mask=flat("mask"), state=flat("state") if worker.net.oracle else None,
             action=flat("action"), logprob=flat("logprob").astype(np.float32), value=flat("value"),
-            reward=(beans / worker.scale).astype(np.float32), beans=beans, done=done, hand=h_k, seat=s_k,
+            reward=(target / worker.scale).astype(np.float32), beans=beans, done=done, hand=h_k, seat=s_k,
             hands=hands, all_decisions=n_all, seconds=time.perf_counter() - start,
         )
