@@ -17,7 +17,7 @@ import pytest
 import mjenv.vector as mv
 from mjenv import blood_battle_v0
 from mjenv.vector.env import IllegalActionError
-from vector_parity import check_parity, mixed_actions
+from vector_parity import check_parity, mixed_actions, random_actions
 
 TABLES = 64
 CONFIGS = {
@@ -101,6 +101,22 @@ def test_observation_shapes_dtypes_and_spaces():
     assert venv.single_action_space.n == ref.action_space("player_0").n
     assert venv.state().shape == (3, *ref.state_space.shape) and venv.state().dtype == np.float32
     assert info["seat"].dtype == np.int64
+
+
+@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+def test_state_of_some_tables_is_those_rows_of_the_full_state(game):
+    venv = mv.make(game, 5)
+    obs, _ = venv.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        obs, *_ = venv.step(random_actions(obs["action_mask"], rng))
+    full = venv.state()
+    assert not np.array_equal(full[1], full[3])
+    np.testing.assert_array_equal(venv.state(np.array([3, 1, 3])), full[[3, 1, 3]])
+    assert venv.state(np.array([], dtype=np.int64)).shape == (0, *venv.state_shape)
+    for bad in (np.array([5]), np.array([-1]), np.array([0.5]), np.zeros((1, 1), dtype=np.int64)):
+        with pytest.raises(ValueError, match="tables must be a 1-d array of table indices in"):
+            venv.state(bad)
 
 
 def test_copy_false_returns_reused_buffers_and_copy_true_fresh_arrays():

@@ -17,6 +17,11 @@ policy lag is one update, and PPO's ratio is taken against the stored behaviour 
 which corrects it. The request in flight is saved in the checkpoint, so ``--resume`` replays it
 and a resumed run matches an unbroken one.
 
+**Towards the teacher** (both off by default; ablations in ``docs/baselines.md``): ``kl_coef``
+adds ``KL(π_BC ‖ π)`` to the loss, π_BC being the policy the imitation ended with (kept in the
+checkpoint as ``anchor``); ``bc_coef`` adds the cross-entropy of the baselines' own decisions in the
+hands where they sit, which the rollouts otherwise throw away.
+
 **Device**: ``device: auto`` (the default) puts the learner on CUDA when present, else on the CPU;
 the rollout workers always run on the CPU.
 

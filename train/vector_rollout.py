@@ -135,7 +135,7 @@ class VectorTables:
                 tables = rows[sel]
                 d = worker.decide(int(pid), kept, obs["observation"][tables],
                                   obs["action_mask"][tables].astype(np.bool_), rng,
-                                  lambda tables=tables: venv.state()[tables], seats[sel])
+                                  lambda tables=tables: venv.state(tables), seats[sel])
                 actions[tables] = d["action"]
                 if pid == kept:
                     for name in buf:

@@ -80,8 +80,8 @@ class Backend(Protocol):
         """Observation of the seat to act into ``out[tables]``; refresh ``seat``/``mask`` rows."""
         ...
 
-    def state(self, out: np.ndarray) -> None:
-        """The AEC env's ``state()`` of every table into ``out`` (float32 ``(N, *state_shape)``)."""
+    def state(self, out: np.ndarray, tables: np.ndarray) -> None:
+        """The AEC env's ``state()`` of table ``tables[j]`` into ``out[j]`` (float32 ``(len, *state_shape)``)."""
         ...
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:

@@ -16,7 +16,8 @@ Episode end             ``terminated[i]``; same-step autoreset: ``obs[i]`` is th
                         decision; ``info["beans"]``, ``info["end_reason"]``, ``info["won"]`` and the
                         backend's win fields (``win_from``, ``fan`` ...) where ``info["_final"]``;
                         never truncated
-State                   ``state()``: float32 (N, *state_shape), the AEC env's ``state()``
+State                   ``state(tables=None)``: float32 (N, *state_shape), the AEC env's ``state()``
+                        (of the listed tables only, given ``tables``)
 Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
 Bad input               an illegal action at any table raises IllegalActionError naming the table,
                         the action and the legal ones; no table is stepped
@@ -157,10 +158,19 @@ class VectorEnv:
         info["seat"] = b.seat.astype(np.int64)
         return self._out(), rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), info
 
-    def state(self) -> np.ndarray:
-        """float32 (N, *state_shape): every table's perfect-information state (the AEC ``state()``)."""
-        out = np.zeros((self.num_envs, *self.state_shape), dtype=np.float32)
-        self.backend.state(out)
+    def state(self, tables: Any = None) -> np.ndarray:
+        """float32 (N, *state_shape): every table's perfect-information state (the AEC ``state()``);
+        with ``tables`` (ints in [0, N)), only those tables' states, in that order."""
+        if tables is None:
+            tables = self._all
+        else:
+            tables = np.asarray(tables)
+            if (tables.ndim != 1 or not np.issubdtype(tables.dtype, np.integer)
+                    or ((tables < 0) | (tables >= self.num_envs)).any()):
+                raise ValueError(f"tables must be a 1-d array of table indices in [0, {self.num_envs}), got {tables!r}")
+            tables = tables.astype(np.int64)
+        out = np.zeros((len(tables), *self.state_shape), dtype=np.float32)
+        self.backend.state(out, tables)
         return out
 
     def action_masks(self) -> np.ndarray:

@@ -93,9 +93,9 @@ def _observe_chunk(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scal
 
 
 @njit(cache=True, nogil=True)
-def _state_all(st: eng.State, out: np.ndarray, bean_scale: float) -> None:
-    for t in range(out.shape[0]):
-        enc.state(st, t, bean_scale, out[t])
+def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float) -> None:
+    for j in range(tables.shape[0]):
+        enc.state(st, tables[j], bean_scale, out[j])
 
 
 class JoyMahjongBackend(CompiledBackend):
@@ -134,8 +134,9 @@ class JoyMahjongBackend(CompiledBackend):
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
         _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
 
-    def state(self, out: np.ndarray) -> None:
-        _state_all(self.st, out, self.bean_scale)
+    def state(self, out: np.ndarray, tables: np.ndarray) -> None:
+        """The AEC ``state()`` of ``tables[j]`` into ``out[j]`` (protocol)."""
+        _state_tables(self.st, tables, out, self.bean_scale)
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """The finished hands (protocol), plus the win: ``winner``, ``win_tile``, ``win_from``
