@@ -2,6 +2,7 @@
 
     python bench/bench_rollout.py --workers 2 --repeats 5
     python bench/bench_rollout.py --config configs/beat_heuristic_blood_battle.yaml
+    python bench/bench_rollout.py --engines vector --tables 512     # more tables: bigger network batches
 
 Starts the trainer's local rollout workers (``train/backends.py``) with the given config (default:
 the quickstart's network and tables), once per engine (``--engines vector aec``: the compiled
@@ -71,9 +72,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--engines", nargs="+", choices=["vector", "aec"], default=["vector", "aec"])
     parser.add_argument("--aec-envs", type=int, default=16, help="tables per worker on the AEC path (today's 16)")
+    parser.add_argument("--tables", type=int, help="tables per worker on the vector path (default: the config's)")
     args = parser.parse_args()
     values = load_yaml(args.config) if args.config else {"channels": 32, "blocks": 2, "envs_per_worker": 128}
     values.update(workers=args.workers, decisions_per_worker=args.decisions_per_worker, progress=False)
+    if args.tables:
+        values["envs_per_worker"] = args.tables
     cfg = make_config(values)
     probe = blood_battle_v0.raw_env(**cfg.env_options)
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks, 0, cfg.lookahead)

@@ -15,6 +15,7 @@ from agents.neural import PolicyValueNet
 from mjenv import blood_battle_v0, joy_mahjong_v0
 from train.config import make_config
 from train.rollout import BASELINE, LEARNER, RolloutWorker, all_weights, credit_rewards, policy_weights
+from train.ppo import duplicate_advantages
 from train.vector_rollout import Crediting
 
 from test_train import fresh_net, tiny
@@ -263,10 +264,11 @@ def test_duplicate_rollouts_play_each_deal_in_four_rotations_and_subtract_the_pa
                 rows = np.flatnonzero((r.hand == h) & (r.seat == seat))
                 if rows.size == 0:
                     continue
-                par = beans[:, seat].mean()
-                expected = r.beans[rows].astype(np.float64)
-                expected[-1] -= par  # the par comes off the seat's last decision
-                np.testing.assert_allclose(r.reward[rows], expected / worker.scale, rtol=1e-6, atol=1e-6)
+                par = beans[:, seat].mean() / worker.scale  # what the others made of this seat's cards
+                np.testing.assert_allclose(r.par[rows], par, rtol=1e-6, atol=1e-7)
+                advantage = duplicate_advantages(r.reward, r.done, r.par)[rows]
+                np.testing.assert_allclose(advantage, r.beans[rows].sum() / worker.scale - par, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(r.reward, (r.beans / worker.scale).astype(np.float32))  # rewards stay the beans
     with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):
         tiny(tmp_path, duplicate_rollouts=True, envs_per_worker=6)
     with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):

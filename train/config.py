@@ -79,9 +79,10 @@ class TrainConfig:
 
     duplicate_rollouts: bool = False
     """Play every deal in four seat rotations (tables in sets of four share their deals; each deal's
-    lineup is rotated one seat per table) and subtract from each seat's hand return its *par*: the
-    mean of what that seat won in the other three rotations. A baseline that removes the luck of
-    the deal (``train/vector_rollout.py``). ``engine: vector`` only; ``envs_per_worker`` a multiple of 4."""
+    lineup is rotated one seat per table); a decision's advantage is then its seat's hand return less
+    the *par*, the mean of what that seat won in the other three rotations: a baseline that removes
+    the luck of the deal, in place of GAE (``train/vector_rollout.py``; the critic still trains).
+    ``engine: vector`` only; ``envs_per_worker`` a multiple of 4."""
 
     overlap: bool = True
     """Collect the next update's rollouts while the learner updates on this one (the workers would

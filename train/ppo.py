@@ -86,6 +86,15 @@ def gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamma: float
     return advantages, advantages + values
 
 
+def duplicate_advantages(rewards: np.ndarray, dones: np.ndarray, par: np.ndarray) -> np.ndarray:
+    """Each decision's advantage with duplicate deals: its seat's whole-hand return less the par
+    (see ``train/vector_rollout.py``); ``dones`` marks each seat's last decision in a hand."""
+    ends = np.flatnonzero(dones) + 1
+    starts = np.concatenate([[0], ends[:-1]])
+    totals = np.add.reduceat(rewards.astype(np.float64), starts)
+    return np.repeat(totals, ends - starts) - par
+
+
 def to_batch(rollout: Rollout, advantages: np.ndarray, returns: np.ndarray,
              device: torch.device) -> dict[str, torch.Tensor | None]:
     """The tensors a PPO update needs (and the baselines' decisions, when the rollout kept them)."""
@@ -500,6 +509,8 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
 
             # Advantages: GAE over each seat's own decisions in a hand
             advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
+            if rollout.par is not None:  # duplicate deals: the par is the baseline (the critic still learns)
+                advantages = duplicate_advantages(rollout.reward, rollout.done, rollout.par)
             batch = to_batch(rollout, advantages, returns, device)
             learner_rng = np.random.default_rng([cfg.seed, update, LEARNER_STREAM])
             if cfg.kl_coef > 0:

@@ -121,6 +121,8 @@ class Rollout:
     seconds: float
     demos: "Demos | None" = None
     """The baselines' decisions, for ``bc_coef`` (else None)."""
+    par: np.ndarray | None = None
+    """With ``duplicate_rollouts``: each decision's seat par for its hand, in reward units (else None)."""
 
     @staticmethod
     def concat(parts: Sequence["Rollout"]) -> "Rollout":
@@ -140,6 +142,7 @@ class Rollout:
             all_decisions=sum(p.all_decisions for p in parts),
             seconds=max(p.seconds for p in parts),
             demos=None if parts[0].demos is None else Demos.concat([p.demos for p in parts]),
+            par=None if parts[0].par is None else cat("par"),
         )
 
 

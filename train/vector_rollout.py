@@ -14,10 +14,12 @@ tables are played:
   through ``raw_env.reset(seed=...)``, action by action.
 - **Duplicate deals** (``duplicate_rollouts``): tables ``4g … 4g + 3`` share their seeds, so they
   play the same deals, and each deal's lineup is drawn once and rotated one seat per table; every
-  started set of four is finished. Each kept seat's hand return then has the *par* subtracted at
-  its last decision: the mean of what that seat won in the other three rotations, played by the
-  others (:func:`duplicate_par`). That baseline does not depend on the seat's own actions, so the
-  policy gradient keeps its expectation, and it removes most of the luck of the deal.
+  started set of four is finished. Each kept decision carries its seat's *par* (``Rollout.par``):
+  the mean of what that seat won in the other three rotations, played by the others
+  (:func:`duplicate_par`). The learner takes the hand's return less the par as the advantage of
+  every decision of that seat in the hand (``train/ppo.py``): the par does not depend on the seat's
+  own actions, so the policy gradient keeps its expectation, and it removes most of the luck of
+  the deal. Rewards stay the beans, so the critic learns what it always learns.
 - **Crediting** (:class:`Crediting`) is :func:`~train.rollout.credit_rewards` computed step by step
   over all tables at once: each seat's latest decision in its table's hand receives the seat's
   bean change of every step; beans before a seat's first decision wait until it decides.
@@ -190,14 +192,14 @@ class VectorTables:
             return out
 
         beans = crediting.credit[ids]
-        target = beans.astype(np.float64)
-        if dup:  # each seat's hand return less its par, taken at its last decision
+        par = None
+        if dup:  # each kept decision's seat par for its hand, in reward units
             _, sets = np.unique(np.array(deal_of), axis=0, return_inverse=True)
-            par = duplicate_par(np.array([h.beans for h in hands], dtype=np.float64), sets.reshape(-1))
-            target[done] -= par[h_k[done], s_k[done]]
+            par_beans = duplicate_par(np.array([h.beans for h in hands], dtype=np.float64), sets.reshape(-1))
+            par = (par_beans[h_k, s_k] / worker.scale).astype(np.float32)
         return Rollout(
             obs=flat("obs"), mask=flat("mask"), state=flat("state") if worker.net.oracle else None,
             action=flat("action"), logprob=flat("logprob").astype(np.float32), value=flat("value"),
-            reward=(target / worker.scale).astype(np.float32), beans=beans, done=done, hand=h_k, seat=s_k,
-            hands=hands, all_decisions=n_all, seconds=time.perf_counter() - start,
+            reward=(beans / worker.scale).astype(np.float32), beans=beans, done=done, hand=h_k, seat=s_k,
+            hands=hands, all_decisions=n_all, seconds=time.perf_counter() - start, par=par,
         )
