@@ -197,8 +197,9 @@ def test_make_rejects_bad_arguments():
         mv.make("blood_battle", 2, num_threads=0)
     with pytest.raises(ValueError, match="AEC env only"):
         mv.make("blood_battle", 2, render_mode="ansi")
-    with pytest.raises(ValueError, match="seed"):
-        mv.make("blood_battle", 2).reset(seed=-1)
+    for bad in (-1, 2**63 - 1, True, 1.5):  # 2**63 - 1 + table 1 leaves the seed range
+        with pytest.raises(ValueError, match="seed"):
+            mv.make("blood_battle", 2).reset(seed=bad)
 
 
 def test_rules_match_the_aec_env():

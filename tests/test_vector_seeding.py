@@ -12,7 +12,7 @@ import pytest
 from mjenv.engine.blood_battle import SUIT_TILES
 from mjenv.engine.core import shuffled as reference_shuffled
 from mjenv.engine.joy_mahjong import JOY_TILES
-from mjenv.vector.seeding import generator, shuffled
+from mjenv.vector.seeding import generator, next_seeds, shuffled, streams
 
 EDGE_SEEDS = [0, 1, 2**31 - 1, 2**32 - 1, 2**32, 2**32 + 1, 2**53 + 7, 2**63 - 1]
 
@@ -40,6 +40,21 @@ def test_generator_state_equals_pcg64_seeding():
         state = np.random.default_rng([seed, 5]).bit_generator.state["state"]
         assert (int(g[0]) << 64 | int(g[1])) == state["state"]
         assert (int(g[2]) << 64 | int(g[3])) == state["inc"]
+
+
+def test_streams_draw_the_aec_envs_episode_seeds():
+    """Row t of ``streams(seeds)`` draws what ``default_rng(seeds[t]).integers(2**63)`` draws,
+    call after call (the AEC env's unseeded ``reset()``), and only the listed rows advance."""
+    table_seeds = np.array(seeds(300), dtype=np.int64)
+    state, out = streams(table_seeds), np.full(len(table_seeds), -1, dtype=np.int64)
+    rngs = [np.random.default_rng(int(s)) for s in table_seeds]
+    odd = np.arange(1, len(table_seeds), 2)
+    for _ in range(4):
+        next_seeds(state, odd, out)
+        assert out[odd].tolist() == [int(rngs[t].integers(2**63)) for t in odd]
+        assert (out[::2] == -1).all()
+    next_seeds(state, np.arange(len(table_seeds)), out)  # the odd rows' fifth draw, the even rows' first
+    assert out.tolist() == [int(r.integers(2**63)) for r in rngs]
 
 
 def test_many_rolls_share_the_buffered_half_word():

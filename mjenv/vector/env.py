@@ -39,6 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine.core import IllegalActionError
+from . import seeding
 from .backend import END_REASONS, Backend
 
 __all__ = ["IllegalActionError", "VectorEnv"]
@@ -69,7 +70,7 @@ class VectorEnv:
         self._chunks = [c for c in np.array_split(self._all, self.num_threads) if len(c)]
         self._pool = ThreadPoolExecutor(self.num_threads - 1) if self.num_threads > 1 else None
         backend.use_threads(self.num_threads)
-        self._rngs: list[np.random.Generator] = []
+        self._streams = np.zeros((n, 6), dtype=np.uint64)  # per table: the AEC env's np_random
         self._hand_seed = np.zeros(n, dtype=np.int64)
         self._hand_index = np.zeros(n, dtype=np.int64)
         self._episode_beans = np.zeros((n, 4), dtype=np.int64)
@@ -84,20 +85,17 @@ class VectorEnv:
         of ``num_envs`` ints >= 0): table ``i`` then plays the AEC env's ``reset(seed=seed[i])``.
         ``options={"wall": ..., "dealer": ...}`` scripts every table's first hand, as the AEC
         env's ``reset(options=...)``."""
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            seeds = self._table_seeds(seed)
-            rngs = [np.random.default_rng(s) for s in seeds.tolist()]
-        elif seed is not None:
-            if not seed >= 0:
-                raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
-            rngs = [np.random.default_rng(int(seed) + i) for i in range(self.num_envs)]
+        if seed is None:  # fresh entropy, as if each table had been given a seed of its own
+            seeds = np.random.default_rng().integers(2**63, size=self.num_envs)
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            if not 0 <= seed <= 2**63 - self.num_envs:
+                raise ValueError(f"seed must be an int in [0, 2**63 - num_envs] or None, got {seed!r}")
             seeds = int(seed) + self._all
         else:
-            rngs = [np.random.default_rng() for _ in range(self.num_envs)]
-            seeds = np.array([int(r.integers(2**63)) for r in rngs], dtype=np.int64)
+            seeds = self._table_seeds(seed)
         # The backend checks a script before it deals any table: bad options change nothing.
         self.backend.start_hands(self._all, seeds, np.zeros(self.num_envs, dtype=np.int64), options)
-        self._rngs, self._hand_seed[:] = rngs, seeds
+        self._streams, self._hand_seed[:] = seeding.streams(seeds), seeds
         self._hand_index[:] = 0
         self._episode_beans[:] = 0
         self._ready = True
@@ -151,8 +149,7 @@ class VectorEnv:
                     info[key] = full
                 self._episode_beans[over] = 0
                 self._hand_index[over] = 0
-                for t in over.tolist():
-                    self._hand_seed[t] = int(self._rngs[t].integers(2**63))
+                seeding.next_seeds(self._streams, over, self._hand_seed)  # the AEC env's unseeded reset()
             b.start_hands(done, self._hand_seed[done], self._hand_index[done])
             b.observe(done, self._obs)
         info["seat"] = b.seat.astype(np.int64)

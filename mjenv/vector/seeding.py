@@ -1,6 +1,8 @@
-"""The reference's seeded shuffle, compiled: :func:`mjenv.engine.core.shuffled` draws a hand's wall
-and rolls from ``np.random.default_rng([seed, hand_index])``; :func:`shuffled` returns exactly the
-same numbers without the GIL, so the threads of :mod:`mjenv.vector` deal new hands in parallel.
+"""The reference's seeded randomness, compiled: :func:`mjenv.engine.core.shuffled` draws a hand's
+wall and rolls from ``np.random.default_rng([seed, hand_index])``; :func:`shuffled` returns exactly
+the same numbers without the GIL, so the threads of :mod:`mjenv.vector` deal new hands in parallel.
+The AEC env draws an episode's hand seed from ``default_rng(seed).integers(2**63)``;
+:func:`streams` and :func:`next_seeds` keep one such generator per table as six words.
 
 It follows numpy's algorithms word for word: ``SeedSequence`` (4-word pool, hashmix/mix),
 ``PCG64`` (XSL-RR 128/64, seeded with ``generate_state(4, uint64)``), ``Generator.permutation``
@@ -39,10 +41,11 @@ def _mix(x: np.uint64, y: np.uint64) -> np.uint64:
 
 
 @njit(cache=True, nogil=True)
-def _seed_words(seed: np.int64, hand: np.int64, out: np.ndarray) -> int:
-    """``[seed, hand]`` as SeedSequence's uint32 entropy words (least significant first); count."""
+def _seed_words(values: tuple, out: np.ndarray) -> int:
+    """Non-negative ints as SeedSequence's uint32 entropy words (least significant first); count."""
     n = 0
-    for value in (np.uint64(seed), np.uint64(hand)):
+    for v in values:
+        value = np.uint64(v)
         out[n] = value & _U32
         n += 1
         value >>= _S32
@@ -102,7 +105,12 @@ def _next32(g: np.ndarray) -> np.uint64:
 def generator(seed: np.int64, hand: np.int64) -> np.ndarray:
     """The PCG64 state of ``np.random.default_rng([seed, hand])`` (``seed``, ``hand`` >= 0)."""
     words = np.zeros(4, np.uint64)
-    n = _seed_words(seed, hand, words)
+    return _seeded(words, _seed_words((seed, hand), words))
+
+
+@njit(cache=True, nogil=True)
+def _seeded(words: np.ndarray, n: int) -> np.ndarray:
+    """PCG64 seeded by ``SeedSequence`` from the entropy ``words[:n]`` (n <= 4)."""
     const = np.array([_INIT_A], np.uint64)
     pool = np.zeros(_POOL, np.uint64)
     for i in range(_POOL):
@@ -171,3 +179,22 @@ def shuffled(tiles: np.ndarray, seed: np.int64, hand: np.int64, wall: np.ndarray
         wall[i] = tiles[order[i]]
     for i in range(len(rolls)):
         rolls[i] = _below(g, 4)
+
+
+@njit(cache=True, nogil=True)
+def streams(seeds: np.ndarray) -> np.ndarray:
+    """uint64 (N, 6): the PCG64 state of ``np.random.default_rng(seeds[i])`` per row (seeds >= 0)."""
+    out = np.zeros((len(seeds), 6), np.uint64)
+    words = np.zeros(4, np.uint64)
+    for i in range(len(seeds)):
+        out[i] = _seeded(words, _seed_words((seeds[i],), words))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def next_seeds(state: np.ndarray, tables: np.ndarray, out: np.ndarray) -> None:
+    """``out[t] = Generator.integers(2**63)`` from row ``t`` of :func:`streams` for each listed
+    table. numpy draws that bound by Lemire's method on a 64-bit word: for 2**63 it never rejects
+    and keeps the word's top 63 bits."""
+    for t in tables:
+        out[t] = np.int64(_next64(state[t]) >> _ONE)
