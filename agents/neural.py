@@ -28,6 +28,8 @@ under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it
 0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
 with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
 the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
+In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 15 planes (the Joy heuristic's
+distance to a win and 受入 after each discard and call; no rules needed).
 
 **Oracle critic** (``state_planes > 0``, training only): a second trunk of the same shape reads the
 observation stacked on ``env.state()`` (P + 134 planes: every hand and the wall) and gives the
@@ -64,6 +66,7 @@ from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
 from mjenv.config import BloodBattleRules
 
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
+from .lookahead_joy import JOY_LOOKAHEAD_PLANES, with_lookahead_joy
 
 CHECKPOINT_FORMAT = "mjenv.ppo/1"
 LAYOUTS: dict[str, ActionLayout] = {"blood_battle": BLOOD_BATTLE, "joy_mahjong": JOY_MAHJONG}
@@ -93,6 +96,11 @@ def arch_bound_problem(name: str, value: Any) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
         return None
     return f"{name} must be an int in [{low}, {high}], got {value!r}"
+
+
+def lookahead_planes(game: str) -> int:
+    """How many look-ahead planes ``lookahead=True`` stacks under a ``game`` observation."""
+    return JOY_LOOKAHEAD_PLANES if game == "joy_mahjong" else LOOKAHEAD_PLANES
 
 
 class _RankConv(nn.Module):
@@ -186,8 +194,6 @@ class PolicyValueNet(nn.Module):
             problem = arch_bound_problem(name, value)
             if problem:
                 raise ValueError(f"network {problem}")
-        if lookahead and game != "blood_battle":
-            raise ValueError("the look-ahead planes are written for the blood battle only")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
                      "state_planes": state_planes, "lookahead": lookahead, "game": game}
         self.layout = layout = LAYOUTS[game]
@@ -195,7 +201,7 @@ class PolicyValueNet(nn.Module):
         self.has_void = layout.VOID >= 0
         self.lookahead = lookahead
         self.rules = rules  # the table's rules, for the look-ahead planes' wait values (None: default preset)
-        in_planes = obs_planes + (LOOKAHEAD_PLANES if lookahead else 0)
+        in_planes = obs_planes + (lookahead_planes(game) if lookahead else 0)
         self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
         n_void = N_SUITS if self.has_void else 0
@@ -224,6 +230,8 @@ class PolicyValueNet(nn.Module):
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
         """The network's input planes for a batch of env observations (look-ahead planes added if used)."""
+        if self.lookahead and self.arch["game"] == "joy_mahjong":
+            return with_lookahead_joy(observations)
         if self.lookahead:
             return with_lookahead(observations, self.rules)
         return np.asarray(observations, dtype=np.float32)
@@ -311,8 +319,6 @@ def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
             raise CheckpointError(f"{path}: arch {name} must be true or false, got {arch[name]!r}")
     if arch["game"] not in LAYOUTS:
         raise CheckpointError(f"{path}: arch game must be one of {sorted(LAYOUTS)}, got {arch['game']!r}")
-    if arch["lookahead"] and arch["game"] != "blood_battle":
-        raise CheckpointError(f"{path}: arch lookahead is for the blood battle only, got game {arch['game']!r}")
     return arch
 
 
@@ -393,7 +399,7 @@ class NeuralPolicy:
         table's, for the look-ahead planes (default: those of the checkpoint's training env)."""
         ckpt = read_checkpoint(path)
         net = net_from_checkpoint(ckpt)
-        if net.lookahead:
+        if net.lookahead and net.arch["game"] == "blood_battle":  # Joy's planes need no rules
             net.rules = rules or _training_rules(Path(path), ckpt)
         return cls(net, name or Path(path).name, greedy)
 

@@ -16,6 +16,7 @@ from agents.features import HandEval, improve_masks, suit_costs
 from agents.heuristic import HeuristicPolicy, win_points
 from agents.heuristic_joy import JoyHeuristicPolicy
 from agents.lookahead import LOOKAHEAD_PLANES, lookahead, with_lookahead
+from agents.lookahead_joy import JOY_LOOKAHEAD_PLANES, lookahead_joy, with_lookahead_joy
 from mjenv import blood_battle_v0, joy_mahjong_v0
 from mjenv.actions import BLOOD_BATTLE as B
 from mjenv.actions import JOY_MAHJONG as J
@@ -89,6 +90,16 @@ def assert_same_planes(obs: np.ndarray, rules: BloodBattleRules) -> np.ndarray:
     reference = np.stack([lookahead(o, rules) for o in obs])
     wrong = np.flatnonzero((planes != reference).any(axis=(1, 2)))
     assert wrong.size == 0, f"{wrong.size} of {len(obs)} rows differ, first {wrong[:1]}"
+    return reference
+
+
+def assert_same_joy_planes(obs: np.ndarray) -> np.ndarray:
+    """The compiled Joy look-ahead planes equal the Python ones exactly."""
+    planes = with_lookahead_joy(obs)[:, obs.shape[1]:]
+    reference = np.stack([lookahead_joy(o) for o in obs])
+    wrong = np.flatnonzero((planes != reference).any(axis=(1, 2)))
+    assert wrong.size == 0, f"{wrong.size} of {len(obs)} rows differ, first {wrong[:1]}: planes " \
+        f"{np.flatnonzero((planes[wrong[0]] != reference[wrong[0]]).any(axis=1)) if wrong.size else ''}"
     return reference
 
 
@@ -209,6 +220,21 @@ def test_lookahead_planes_equal_the_python_planes(blood, preset: str) -> None:
     assert_same_planes(obs, blood_battle_rules(preset))
 
 
+def test_joy_lookahead_planes_equal_the_python_planes_and_lead_to_the_heuristics_discard(joy) -> None:
+    obs, masks = joy
+    planes = assert_same_joy_planes(obs)
+    for p in (0, 3, 4, 8, 9, 12, 13):  # each kind of plane is set somewhere in these hands
+        assert planes[:, p].any(), p
+    chosen = JoyHeuristicPolicy().act_batch(obs, masks, np.random.default_rng(0))
+    rows = np.flatnonzero((chosen < J.KONG) & (masks[:, J.PASS] == 0))  # the heuristic's own-turn discards
+    assert rows.size > 100
+    for i in rows:
+        k = chosen[i]
+        # the heuristic discards a tile at the lowest distance with the most 受入 among those
+        assert planes[i, 0, k] == 1 and planes[i, 2, k] == planes[i, 2][planes[i, 0] == 1].max(), i
+    assert with_lookahead_joy(obs[:0]).shape == (0, obs.shape[1] + JOY_LOOKAHEAD_PLANES, 34)
+
+
 def test_lookahead_planes_value_waits_with_the_rules_given(blood) -> None:
     obs, _ = blood["happy"]
     odd = assert_same_planes(obs, ODD_RULES)
@@ -242,6 +268,8 @@ def test_bad_batches_are_refused_with_the_reason(blood, joy) -> None:
         JoyHeuristicPolicy().act_batch(joy[0][:3], masks[:3], rng)
     with pytest.raises(ValueError, match="with_lookahead needs blood-battle observations"):
         with_lookahead(joy[0][:3])
+    with pytest.raises(ValueError, match="with_lookahead_joy needs Joy Mahjong observations"):
+        with_lookahead_joy(obs[:3])
 
 
 # ---------------------------------------------------------------------------- 100,000 decisions
@@ -249,7 +277,7 @@ def test_bad_batches_are_refused_with_the_reason(blood, joy) -> None:
 
 @pytest.mark.slow
 def test_100k_decisions_and_planes_agree() -> None:
-    """About 36k + 36k blood-battle decisions (happy, qq) and 32k Joy ones; planes on every blood one."""
+    """About 36k + 36k blood-battle decisions (happy, qq) and 32k Joy ones; look-ahead planes on every one."""
     total = 0
     for preset, hands, seed in (("happy", 750, 21), ("qq", 750, 22)):
         obs, masks = play_decisions("blood_battle", preset, hands, seed)
@@ -260,6 +288,7 @@ def test_100k_decisions_and_planes_agree() -> None:
     obs, masks = play_decisions("joy_mahjong", "popular", 800, 23)
     chosen = assert_same_choices(JoyHeuristicPolicy(), obs, masks)
     assert decision_kinds(chosen, J) >= {"discard", "kong", "chow", "pong", "direct_kong", "pass", "hu"}
+    assert_same_joy_planes(obs)
     total += len(obs)
     print(f"{total} decisions agree")
     assert total >= 100_000

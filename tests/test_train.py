@@ -219,10 +219,30 @@ def test_joy_mahjong_trains_with_the_same_trainer(tmp_path: Path) -> None:
         action = policy.act(obs["observation"], obs["action_mask"], rng)
         assert obs["action_mask"][action] == 1
         env.step(action)
-    with pytest.raises(ValueError, match="'lookahead' is for the blood battle only"):
-        tiny(tmp_path, game="joy_mahjong", lookahead=True)
     with pytest.raises(ValueError, match="config field 'game'"):
         tiny(tmp_path, game="riichi")
+
+
+def test_joy_mahjong_imitates_its_heuristic_with_the_joy_lookahead_planes(tmp_path: Path) -> None:
+    from agents.lookahead_joy import JOY_LOOKAHEAD_PLANES, with_lookahead_joy
+    from mjenv import joy_mahjong_v0
+
+    cfg = tiny(tmp_path, game="joy_mahjong", env_options={"room": "popular"}, lookahead=True, teacher="heuristic",
+               imitation_decisions=400, total_decisions=200, snapshot_every=1, checkpoint_every=1)
+    run_dir = train(cfg)
+    policy = load_policy(str(run_dir / "checkpoint.pt"))
+    assert policy.net.arch["lookahead"] and policy.net.trunk.stem.linear.in_features == 3 * (82 + JOY_LOOKAHEAD_PLANES)
+    assert policy.net.rules is None  # Joy's planes read no rules
+    assert _scalars(run_dir / "imitation")["imitation/accuracy"]  # the imitation phase ran on the Joy teacher
+    env, rng = joy_mahjong_v0.raw_env(), np.random.default_rng(0)
+    env.reset(seed=4)
+    while not env.game.over:
+        obs = env.observe(env.agent_selection)
+        prepared = policy.net.prepare(obs["observation"][None])
+        np.testing.assert_array_equal(prepared, with_lookahead_joy(obs["observation"][None]))
+        action = policy.act(obs["observation"], obs["action_mask"], rng)
+        assert obs["action_mask"][action] == 1
+        env.step(action)
 
 
 def test_honours_are_not_neighbours_in_the_joy_network() -> None:

@@ -374,7 +374,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
                          probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
                          generator=torch.Generator().manual_seed(cfg.seed),
-                         rules=probe.rules if cfg.lookahead else None).to(device)
+                         rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0

@@ -239,8 +239,8 @@ class RolloutWorker:
         state_planes = probe.observer.state_planes if cfg.oracle_critic else 0
         self.arch = {"obs_planes": probe.observer.planes, "channels": cfg.channels, "blocks": cfg.blocks,
                      "lookahead": cfg.lookahead, "game": cfg.game}
-        # The look-ahead planes value waits with this env's rules (lookahead is blood battle only).
-        self.rules = probe.rules if cfg.lookahead else None
+        # The blood battle's look-ahead planes value waits with this env's rules (Joy's need none).
+        self.rules = probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None
         self.net = PolicyValueNet(**self.arch, state_planes=state_planes, rules=self.rules).eval()
         self.snapshots: dict[int, PolicyValueNet] = {}
         self.fixed: dict[int, Policy] = {BASELINE - i: load_policy(name, cfg.game)
