@@ -10,21 +10,43 @@ import numpy as np
 
 from .base import Policy, RandomPolicy
 
-SHIPPED_CHECKPOINTS = {"blood_battle": Path(__file__).with_name("checkpoints") / "blood_battle_happy.pt"}
-"""The trained policy shipped for each game (``load_policy("ppo")``); docs/baselines.md has its evaluation."""
+_CHECKPOINT_DIR = Path(__file__).with_name("checkpoints")
+SHIPPED_CHECKPOINTS = {name: _CHECKPOINT_DIR / f"{name}.pt"
+                       for name in ("blood_battle_happy", "blood_battle_qq", "joy_mahjong_popular")}
+"""The trained policies shipped in the repository, by name (``load_policy("blood_battle_qq")``);
+each file name starts with its game. docs/baselines.md has their training commands and evaluations."""
+
+SHIPPED_DEFAULT = {"blood_battle": "blood_battle_happy", "joy_mahjong": "joy_mahjong_popular"}
+"""The shipped policy ``load_policy("ppo", game)`` loads: the one of the game's default preset or room."""
 
 
-def _shipped_policy(game: str) -> Policy:
-    """The shipped PPO checkpoint of ``game`` as a greedy NeuralPolicy."""
-    if game not in SHIPPED_CHECKPOINTS:
-        raise ValueError(f"no trained policy is shipped for {game!r} (only for {sorted(SHIPPED_CHECKPOINTS)})")
+def _shipped_game(name: str) -> str:
+    """The game a shipped checkpoint's name starts with."""
+    return next(game for game in SHIPPED_DEFAULT if name.startswith(game + "_"))
+
+
+def _shipped_policy(game: str, name: str = "ppo") -> Policy:
+    """A shipped checkpoint as a greedy NeuralPolicy: ``name`` is ``"ppo"`` (the game's default) or a
+    key of SHIPPED_CHECKPOINTS, which must belong to ``game``."""
+    if name == "ppo":
+        if game not in SHIPPED_DEFAULT:
+            raise ValueError(f"no trained policy is shipped for {game!r} (only for {sorted(SHIPPED_DEFAULT)})")
+        key = SHIPPED_DEFAULT[game]
+    elif _shipped_game(name) != game:
+        raise ValueError(f"the shipped policy {name!r} plays {_shipped_game(name)}, not {game!r}")
+    else:
+        key = name
     from .neural import NeuralPolicy  # lazily: only checkpoints need torch
 
-    return NeuralPolicy.load(SHIPPED_CHECKPOINTS[game], name="ppo")
+    return NeuralPolicy.load(SHIPPED_CHECKPOINTS[key], name=name)
 
 
 # name -> factory(game) ; filled by the modules that define baselines.
-_FACTORIES: dict[str, Callable[[str], Policy]] = {"random": lambda game: RandomPolicy(), "ppo": _shipped_policy}
+_FACTORIES: dict[str, Callable[[str], Policy]] = {
+    "random": lambda game: RandomPolicy(),
+    "ppo": _shipped_policy,
+    **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},
+}
 
 
 def register_policy(name: str, factory: Callable[[str], Policy]) -> None:
@@ -58,7 +80,8 @@ def _load_builtin() -> None:
 
 
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
-    """A policy from a name (``random``, ``heuristic``, ``ppo`` = the shipped trained policy), a trainer
+    """A policy from a name (``random``, ``heuristic``, ``ppo`` = the game's shipped trained policy, or a
+    shipped checkpoint's name such as ``blood_battle_qq``: SHIPPED_CHECKPOINTS), a trainer
     checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), a Policy object, or a callable."""
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)

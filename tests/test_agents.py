@@ -130,32 +130,59 @@ def test_load_policy_by_name():
     assert isinstance(h, HeuristicPolicy) and h.name == "heuristic"
 
 
-def test_shipped_policy_loads_by_name_and_plays_legal_hands():
+SHIPPED = {"blood_battle_happy": ("blood_battle", {"preset": "happy"}),
+           "blood_battle_qq": ("blood_battle", {"preset": "qq"}),
+           "joy_mahjong_popular": ("joy_mahjong", {"room": "popular"})}
+
+
+def _env_of(game: str, options: dict):
+    from mjenv import joy_mahjong_v0
+
+    return (blood_battle_v0 if game == "blood_battle" else joy_mahjong_v0).raw_env(**options)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_policy_loads_by_name_and_path_and_plays_legal_hands(name):
     from agents.registry import SHIPPED_CHECKPOINTS
 
-    path = SHIPPED_CHECKPOINTS["blood_battle"]
+    game, options = SHIPPED[name]
+    path = SHIPPED_CHECKPOINTS[name]
     assert path.is_file() and path.stat().st_size <= 5_000_000  # shipped in the repository, small
-    ppo = load_policy("ppo")
-    assert ppo.name == "ppo"
-    env, rng = blood_battle_v0.raw_env(), np.random.default_rng(0)
+    by_name, by_path = load_policy(name, game=game), load_policy(path)
+    assert by_name.name == name and name in policy_names()
+    env, rng = _env_of(game, options), np.random.default_rng(0)
     for seed in range(2):
         env.reset(seed=seed)
         while not env.game.over:
             o = env.observe(env.agent_selection)
-            a = ppo.act(o["observation"], o["action_mask"], rng)
+            a = by_name.act(o["observation"], o["action_mask"], rng)
             assert o["action_mask"][a] == 1
+            assert a == by_path.act(o["observation"], o["action_mask"], rng)  # the same greedy network
             env.step(a)
+
+
+def test_ppo_names_each_games_default_shipped_policy_and_names_check_the_game():
+    from agents.registry import SHIPPED_CHECKPOINTS, SHIPPED_DEFAULT
+
+    assert set(SHIPPED_DEFAULT.values()) <= set(SHIPPED_CHECKPOINTS)
+    for game in ("blood_battle", "joy_mahjong"):
+        ppo = load_policy("ppo", game=game)
+        assert ppo.name == "ppo" and ppo.net.arch["game"] == game
     with pytest.raises(ValueError, match="no trained policy is shipped"):
         load_policy("ppo", game="no_such_game")
+    with pytest.raises(ValueError, match="plays joy_mahjong, not 'blood_battle'"):
+        load_policy("joy_mahjong_popular", game="blood_battle")
 
 
-def test_shipped_policy_is_trained_it_beats_three_random_agents():
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_policy_is_trained_it_beats_three_random_agents(name):
     from agents.arena import run_arena
 
-    # 40 duplicate hands; the 2,000-hand figure is +29 ± 2 (docs/baselines.md), an untrained net loses
-    me = run_arena(agents=["ppo", "random"], deals=10, seed=7, env_options={"preset": "happy"},
-                   progress=False).stats()["ppo"]
-    assert me["ci_low"] > 0 and me["win_rate"] > 0.5
+    # 40 duplicate hands; the 4,000-hand figures are about +30 (docs/baselines.md), an untrained net loses
+    game, options = SHIPPED[name]
+    me = run_arena(game=game, agents=[name, "random"], deals=10, seed=7, env_options=options,
+                   progress=False).stats()[name]
+    assert me["ci_low"] > 5  # beans, not wins: the happy policy wins fewer, larger hands than the heuristic
 
 
 def test_load_policy_by_object_and_callable():
