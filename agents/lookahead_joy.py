@@ -27,8 +27,6 @@ Planes, each 34 wide (one column per kind k); "distance" is
 13    own turn: 暗杠 (four held) or 加杠 (an own 碰 of k) of k does not raise the distance
 14    the heuristic's tie-break between equal discards: honours 0, terminals 1/6, then 3/6 to 6/6
       towards the middle ranks (a constant plane)
-15    own turn: the heuristic's discard (one-hot; the lexicographic choice that planes 0, 2 and 14
-      describe, which a network otherwise learns only approximately)
 ====  =====================================================================================
 """
 
@@ -40,9 +38,7 @@ from mjenv.encoding import JoyMahjongObserver
 
 from .heuristic_joy import N_KINDS, JoyHeuristicPolicy, JoyView, _near, _tile_order, distance
 
-JOY_LOOKAHEAD_PLANES = 16
-"""Planes per observation. Networks trained before plane 15 existed read the first 15 (their
-``arch["lookahead_planes"]``)."""
+JOY_LOOKAHEAD_PLANES = 15
 _V = {name: sl.start for name, sl in JoyMahjongObserver.views.items()}
 _HEURISTIC = JoyHeuristicPolicy()
 TILE_ORDER = np.array([_tile_order(k) / 6 for k in range(N_KINDS)], dtype=np.float32)
@@ -80,12 +76,11 @@ def lookahead_joy(obs: np.ndarray) -> np.ndarray:
 
 
 def _discard_planes(out: np.ndarray, view: JoyView) -> None:
-    """Planes 0-2 and 15: each discard's distance against the lowest, the best ones' 受入, and
-    the heuristic's choice."""
+    """Planes 0-2: each discard's distance against the lowest, and the best ones' 受入."""
     real, m, w, wild = view.real, view.n_melds, view.wilds, view.wild
     held = [k for k in range(N_KINDS) if real[k]]
     if not held:  # only wildcards: discarding one costs a wildcard
-        out[0, wild] = out[15, wild] = 1.0
+        out[0, wild] = 1.0
         return
     after = {}
     for k in held:
@@ -100,8 +95,6 @@ def _discard_planes(out: np.ndarray, view: JoyView) -> None:
         out[0, k] = after[k] == best
         out[1, k] = after[k] == best + 1
         out[2, k] = min(accepted.get(k, 0) / top, 2.0)
-    _, choice = _HEURISTIC._best_discard(real, m, w, held + ([wild] if w else []), wild, view.unseen)
-    out[15, choice] = 1.0
 
 
 def _claim_planes(out: np.ndarray, view: JoyView, now: int) -> None:

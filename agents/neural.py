@@ -28,10 +28,8 @@ under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it
 0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
 with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
 the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
-In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 16 planes (the Joy heuristic's
-distance to a win and 受入 after each discard and call, and its discard; no rules needed);
-``arch["lookahead_planes"]`` records how many a network reads (Joy networks trained before the
-16th plane read the first 15).
+In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 15 planes (the Joy heuristic's
+distance to a win and 受入 after each discard and call; no rules needed).
 
 **Oracle critic** (``state_planes > 0``, training only): a second trunk of the same shape reads the
 observation stacked on ``env.state()`` (P + 134 planes: every hand and the wall) and gives the
@@ -81,7 +79,7 @@ for _L in LAYOUTS.values():
 
 
 ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
-                                            "state_planes": (0, 1024), "lookahead_planes": (0, 64)}
+                                            "state_planes": (0, 1024)}
 """Inclusive bounds of the integer ``arch`` fields: at the top, about 60 M parameters (240 MB) per trunk."""
 ARCH_FLAGS = ("lookahead",)
 """The boolean ``arch`` fields (``game`` is the only other one)."""
@@ -100,12 +98,9 @@ def arch_bound_problem(name: str, value: Any) -> str | None:
     return f"{name} must be an int in [{low}, {high}], got {value!r}"
 
 
-_LOOKAHEAD_PLANES = {"blood_battle": LOOKAHEAD_PLANES, "joy_mahjong": JOY_LOOKAHEAD_PLANES}
-
-
 def lookahead_planes(game: str) -> int:
-    """How many look-ahead planes ``lookahead=True`` stacks under a ``game`` observation today."""
-    return _LOOKAHEAD_PLANES[game]
+    """How many look-ahead planes ``lookahead=True`` stacks under a ``game`` observation."""
+    return JOY_LOOKAHEAD_PLANES if game == "joy_mahjong" else LOOKAHEAD_PLANES
 
 
 class _RankConv(nn.Module):
@@ -189,7 +184,7 @@ class PolicyValueNet(nn.Module):
     """Masked-logit policy and value over one game's observations (see the module docstring)."""
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
-                 lookahead: bool = False, game: str = "blood_battle", lookahead_planes: int | None = None,
+                 lookahead: bool = False, game: str = "blood_battle",
                  generator: torch.Generator | None = None, rules: BloodBattleRules | None = None) -> None:
         super().__init__()
         if game not in LAYOUTS:
@@ -199,23 +194,14 @@ class PolicyValueNet(nn.Module):
             problem = arch_bound_problem(name, value)
             if problem:
                 raise ValueError(f"network {problem}")
-        available = _LOOKAHEAD_PLANES[game] if lookahead else 0
-        if lookahead_planes is None:
-            lookahead_planes = available
-        low = 1 if lookahead else 0
-        if not (isinstance(lookahead_planes, int) and not isinstance(lookahead_planes, bool)
-                and low <= lookahead_planes <= available):
-            raise ValueError(f"network lookahead_planes must be an int in [{low}, {available}] "
-                             f"(lookahead={lookahead}), got {lookahead_planes!r}")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
-                     "state_planes": state_planes, "lookahead": lookahead, "game": game,
-                     "lookahead_planes": lookahead_planes}
+                     "state_planes": state_planes, "lookahead": lookahead, "game": game}
         self.layout = layout = LAYOUTS[game]
         self.kinds = layout.n_kinds
         self.has_void = layout.VOID >= 0
         self.lookahead = lookahead
         self.rules = rules  # the table's rules, for the look-ahead planes' wait values (None: default preset)
-        in_planes = obs_planes + lookahead_planes  # older networks read only the first planes of today's
+        in_planes = obs_planes + (lookahead_planes(game) if lookahead else 0)
         self.trunk = _Trunk(in_planes, channels, blocks)
         self.tile_logits = nn.Linear(channels, 2)  # per tile: discard it, kong it
         n_void = N_SUITS if self.has_void else 0
@@ -245,7 +231,7 @@ class PolicyValueNet(nn.Module):
     def prepare(self, observations: np.ndarray) -> np.ndarray:
         """The network's input planes for a batch of env observations (look-ahead planes added if used)."""
         if self.lookahead and self.arch["game"] == "joy_mahjong":
-            return with_lookahead_joy(observations)[:, :self.arch["obs_planes"] + self.arch["lookahead_planes"]]
+            return with_lookahead_joy(observations)
         if self.lookahead:
             return with_lookahead(observations, self.rules)
         return np.asarray(observations, dtype=np.float32)
@@ -319,9 +305,6 @@ def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
         raise CheckpointError(f"{path}: 'arch' must be a mapping, got {type(arch).__name__}")
     # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
     arch = {"game": "blood_battle", **arch}
-    if "lookahead_planes" not in arch and isinstance(arch.get("lookahead"), bool):
-        # Written before the count was recorded: 14 blood-battle planes, or Joy's first 15.
-        arch["lookahead_planes"] = (15 if arch["game"] == "joy_mahjong" else 14) if arch["lookahead"] else 0
     known = (*ARCH_BOUNDS, *ARCH_FLAGS, "game")
     unknown = sorted(str(k) for k in arch if k not in known)
     missing = [k for k in known if k not in arch]
@@ -336,10 +319,6 @@ def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
             raise CheckpointError(f"{path}: arch {name} must be true or false, got {arch[name]!r}")
     if arch["game"] not in LAYOUTS:
         raise CheckpointError(f"{path}: arch game must be one of {sorted(LAYOUTS)}, got {arch['game']!r}")
-    available = _LOOKAHEAD_PLANES[arch["game"]] if arch["lookahead"] else 0
-    if not (1 if arch["lookahead"] else 0) <= arch["lookahead_planes"] <= available:
-        raise CheckpointError(f"{path}: arch lookahead_planes {arch['lookahead_planes']} does not fit "
-                              f"{arch['game']} with lookahead={arch['lookahead']} (at most {available})")
     return arch
 
 

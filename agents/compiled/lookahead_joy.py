@@ -17,10 +17,9 @@ P_PHASE = JoyMahjongObserver.views["phase"].start  # turn / claim / rob rows
 @njit(cache=True, nogil=True)
 def _discard_planes(out: np.ndarray, real: np.ndarray, m: int, w: int, wild: int, unseen: np.ndarray,
                     suits: np.ndarray, honours: np.ndarray) -> None:
-    """Planes 0-2 and 15: each discard's distance against the lowest, the best ones' 受入, and
-    the heuristic's choice."""
+    """Planes 0-2: each discard's distance against the lowest, and the best ones' 受入."""
     if real.sum() == 0:  # only wildcards: discarding one costs a wildcard
-        out[0, wild] = out[15, wild] = 1.0
+        out[0, wild] = 1.0
         return
     after = np.full(N_KINDS, 999, dtype=np.int64)
     for k in range(N_KINDS):
@@ -39,10 +38,6 @@ def _discard_planes(out: np.ndarray, real: np.ndarray, m: int, w: int, wild: int
             out[0, k] = after[k] == best
             out[1, k] = after[k] == best + 1
             out[2, k] = min(accepted[k] / top, 2.0)
-    discards = real > 0
-    discards[wild] = discards[wild] or w > 0
-    _, choice = _best_discard(real, m, w, discards, wild, unseen, suits, honours)
-    out[15, choice] = 1.0
 
 
 @njit(cache=True, nogil=True)
