@@ -605,6 +605,82 @@ def test_resume_after_the_warm_start_keeps_its_logs_and_does_not_imitate_again(t
     assert _scalars(run_dir / "imitation")["imitation/accuracy"] == accuracy  # not purged by the resume
 
 
+
+class _Stop(RuntimeError):
+    """Stands for a crash in the middle of a run."""
+
+
+def test_overlapped_imitation_plays_ahead_and_learns_exactly_what_the_sequential_one_learns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import train.ppo as ppo
+    from train.backends import InlineWorkers
+
+    events: dict[bool, list] = {True: [], False: []}
+
+    class Recording(InlineWorkers):
+        def submit(self, update, weights, snapshots, pool, imitate=False):
+            events[overlap].append(("submit", update, imitate))
+            super().submit(update, weights, snapshots, pool, imitate)
+
+        def receive(self):
+            events[overlap].append(("receive",))
+            return super().receive()
+
+    real_update = ppo.imitation_update
+
+    def recording_update(*args, **kwargs):
+        events[overlap].append(("learn",))
+        return real_update(*args, **kwargs)
+
+    monkeypatch.setattr(ppo, "make_workers", Recording)
+    monkeypatch.setattr(ppo, "imitation_update", recording_update)
+    models = {}
+    for overlap in (True, False):
+        run = train(tiny(tmp_path / str(overlap), imitation_decisions=450, total_decisions=0, overlap=overlap))
+        models[overlap] = read_checkpoint(run / "checkpoint.pt")
+    assert models[True]["demonstrations"] == models[False]["demonstrations"] >= 450
+    for k, v in models[False]["model"].items():  # the same demonstrations, the same updates
+        assert torch.equal(v, models[True]["model"][k]), k
+    submits = [e for e in events[True] if e[0] == "submit"]
+    assert all(imitate for _, _, imitate in submits) and len(submits) >= 3
+    # Overlapped: batch u + 1 is submitted before batch u is learned; in turn: after it.
+    assert events[True][:5] == [("submit", 1, True), ("receive",), ("submit", 2, True), ("learn",), ("receive",)]
+    assert events[False][:5] == [("submit", 1, True), ("receive",), ("learn",), ("submit", 2, True), ("receive",)]
+    n = len(submits)
+    assert events[True].count(("receive",)) == events[True].count(("learn",)) == n  # none left over for PPO
+    assert [e[0] for e in events[False]] == ["submit", "receive", "learn"] * n
+
+
+def test_a_run_stopped_in_the_imitation_resumes_its_batch_in_flight_and_matches_an_unbroken_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import train.ppo as ppo
+
+    cfg = tiny(tmp_path, imitation_decisions=600, total_decisions=150, checkpoint_every=1)
+    calls = []
+    real = ppo.imitation_update
+
+    def stop_at_the_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise _Stop("killed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ppo, "imitation_update", stop_at_the_third)
+    with pytest.raises(_Stop):
+        train(cfg)
+    monkeypatch.setattr(ppo, "imitation_update", real)
+    run_dir = next((tmp_path / "runs").iterdir())
+    stopped = read_checkpoint(run_dir / "checkpoint.pt")
+    assert stopped["update"] == 2 and stopped["inflight"]["imitate"] and stopped["inflight"]["update"] == 3
+    train(cfg, resume=run_dir)
+    final = read_checkpoint(run_dir / "checkpoint.pt")
+    reference = read_checkpoint(train(dataclasses.replace(cfg, runs_dir=str(tmp_path / "unbroken"))) / "checkpoint.pt")
+    assert (final["update"], final["demonstrations"], final["global_step"]) == (
+        reference["update"], reference["demonstrations"], reference["global_step"])
+    for k, v in reference["model"].items():
+        assert torch.equal(v, final["model"][k]), k
+
+
 # ---------------------------------------------------------------- backends
 
 

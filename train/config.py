@@ -87,7 +87,9 @@ class TrainConfig:
     overlap: bool = True
     """Collect the next update's rollouts while the learner updates on this one (the workers would
     otherwise wait): a policy lag of one update, corrected by PPO's ratio to the stored behaviour
-    log-probabilities. Deterministic and resumable on every backend; ``inline`` gains no speed."""
+    log-probabilities. The imitation warm start overlaps its batches too, with no lag (the teacher's
+    hands do not depend on the weights). Deterministic and resumable on every backend; ``inline``
+    gains no speed."""
 
     # ---------------------------------------------------------------- PPO
     learning_rate: float = 3e-4

@@ -14,8 +14,9 @@ against the baselines, printed as the arena's table.
 **Overlap** (``overlap: true``, the default): the workers play update ``u + 1``'s hands with the
 weights before update ``u`` while the learner runs update ``u``, so neither waits for the other; the
 policy lag is one update, and PPO's ratio is taken against the stored behaviour log-probabilities,
-which corrects it. The request in flight is saved in the checkpoint, so ``--resume`` replays it
-and a resumed run matches an unbroken one.
+which corrects it. The imitation warm start overlaps too, exactly: the teacher plays every seat,
+so its next batch of hands does not depend on the weights. The request in flight is saved in the
+checkpoint, so ``--resume`` replays it and a resumed run matches an unbroken one.
 
 **Towards the teacher** (both off by default; ablations in ``docs/baselines.md``): ``kl_coef``
 adds ``KL(π_BC ‖ π)`` to the loss, π_BC being the policy the imitation ended with (kept in the
@@ -267,6 +268,12 @@ def rollout_request(update: int, net: PolicyValueNet, pool: OpponentPool) -> dic
             "pool": pool.priorities()}
 
 
+def imitation_request(update: int, net: PolicyValueNet) -> dict[str, Any]:
+    """The arguments of ``workers.submit`` for one batch of the teacher's demonstrations (the teacher
+    plays every seat: the hands do not depend on the weights, so they can be played ahead)."""
+    return {"update": update, "weights": all_weights(net), "snapshots": {}, "pool": [], "imitate": True}
+
+
 def request_state(request: dict[str, Any] | None) -> dict[str, Any] | None:
     """A rollout request as tensors and plain values (for a checkpoint read with ``weights_only``)."""
     if request is None:
@@ -274,7 +281,7 @@ def request_state(request: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"update": request["update"], "weights": {k: torch.from_numpy(v) for k, v in request["weights"].items()},
             "snapshots": [{"id": sid, "weights": {k: torch.from_numpy(v) for k, v in w.items()}}
                           for sid, w in request["snapshots"].items()],
-            "pool": [[sid, p] for sid, p in request["pool"]]}
+            "pool": [[sid, p] for sid, p in request["pool"]], "imitate": request.get("imitate", False)}
 
 
 def request_from_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -283,7 +290,7 @@ def request_from_state(state: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     return {"update": int(state["update"]), "weights": {k: v.numpy() for k, v in state["weights"].items()},
             "snapshots": {int(s["id"]): {k: v.numpy() for k, v in s["weights"].items()} for s in state["snapshots"]},
-            "pool": [(int(sid), float(p)) for sid, p in state["pool"]]}
+            "pool": [(int(sid), float(p)) for sid, p in state["pool"]], "imitate": bool(state.get("imitate", False))}
 
 
 def log_eval(writer: Any, results: dict[str, Any], step: int) -> None:
@@ -449,10 +456,18 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             while demonstrations < cfg.imitation_decisions:
                 update += 1
                 t0 = time.perf_counter()
-                rollout = workers.collect(update, all_weights(net), {}, [], imitate=True)
+                if inflight is None:
+                    inflight = imitation_request(update, net)
+                    workers.submit(**inflight)
+                rollout = workers.receive()
+                inflight = None
                 t1 = time.perf_counter()
                 phases["rollout"] += t1 - t0
                 demonstrations += len(rollout.action)
+                # Overlap: the workers play the next batch while the learner imitates this one.
+                if cfg.overlap and demonstrations < cfg.imitation_decisions:
+                    inflight = imitation_request(update + 1, net)
+                    workers.submit(**inflight)
                 # Value targets: each seat's bean return from the decision to the end of the hand.
                 zeros = np.zeros_like(rollout.reward)
                 _, returns = gae(rollout.reward, zeros, rollout.done, 1.0, 1.0)
