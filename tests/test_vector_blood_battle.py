@@ -85,6 +85,36 @@ def test_results_do_not_depend_on_thread_count():
         venv.close()
 
 
+def info_trace(venv, steps: int) -> list:
+    """Every returned array and ``info`` field of ``steps`` steps, a third of the tables waiting each step."""
+    obs, info = venv.reset(seed=11)
+    rng = np.random.default_rng(5)
+    trace = []
+    for _ in range(steps):
+        active = rng.random(venv.num_envs) < 2 / 3
+        obs, rewards, term, _, info = venv.step(mixed_actions(obs, rng), active)
+        fields = [np.asarray(info[k]).astype(str if k == "end_reason" else None) for k in sorted(info)]
+        trace.append((sorted(info), obs["observation"].copy(), obs["action_mask"].copy(), rewards.copy(),
+                      term.copy(), *fields))
+    return trace
+
+
+def test_threads_deal_multi_hand_episodes_and_report_them_as_one_thread_does():
+    """Each thread deals its own chunk's next hands: episodes of 2 hands, waiting tables and the
+    finished episodes' beans, end reasons and win fields equal one thread's."""
+    one = info_trace(mv.make("blood_battle", 37, match_hands=2), 300)
+    assert sum(int(t[4].sum()) for t in one) > 20  # episodes ended along the way
+    for threads in (2, 3):
+        venv = mv.make("blood_battle", 37, match_hands=2, num_threads=threads)
+        many = info_trace(venv, 300)
+        venv.close()
+        assert len(one) == len(many)
+        for x, y in zip(one, many):
+            assert x[0] == y[0]  # the same info keys at every step
+            for u, v in zip(x[1:], y[1:]):
+                np.testing.assert_array_equal(u, v)
+
+
 def test_same_seed_same_game_and_unseeded_reset_plays():
     venv = mv.make("blood_battle", 5)
     assert_same_trace(play(venv, 120), play(venv, 120))
