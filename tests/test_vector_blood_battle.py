@@ -176,6 +176,10 @@ def test_illegal_action_names_table_and_changes_no_table():
         venv.step(actions)
     with pytest.raises(IllegalActionError, match=r"table 0: illegal action 99 \(outside the action space\)"):
         venv.step(np.full(6, 99))
+    actions_neg = actions.copy()
+    actions_neg[3] = -1  # a negative index must not wrap to the mask's last column
+    with pytest.raises(IllegalActionError, match=r"table 3: illegal action -1 \(outside the action space\)"):
+        venv.step(actions_neg)
     np.testing.assert_array_equal(venv.state(), before[2])
     np.testing.assert_array_equal(venv.action_masks(), before[1])
     # The tables play on from where they were, exactly as an env that never saw the bad actions.

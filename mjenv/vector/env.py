@@ -37,12 +37,25 @@ from typing import Any, Callable
 
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 
 from ..engine.core import IllegalActionError
 from . import seeding
 from .backend import END_REASONS, Backend
 
 __all__ = ["IllegalActionError", "VectorEnv"]
+
+_END_NAMES = np.array(END_REASONS, dtype=object)
+
+
+@njit(cache=True, nogil=True)
+def _first_illegal(actions: np.ndarray, tables: np.ndarray, mask: np.ndarray) -> int:
+    """The first position ``j`` whose ``actions[tables[j]]`` is outside ``mask``'s row, else -1."""
+    for j in range(len(tables)):
+        a = actions[tables[j]]
+        if a < 0 or a >= mask.shape[1] or mask[tables[j], a] == 0:
+            return j
+    return -1
 
 
 class VectorEnv:
@@ -74,6 +87,7 @@ class VectorEnv:
         self._hand_seed = np.zeros(n, dtype=np.int64)
         self._hand_index = np.zeros(n, dtype=np.int64)
         self._episode_beans = np.zeros((n, 4), dtype=np.int64)
+        self._no_reason = np.full(n, "", dtype=object)
         self._ready = False
 
     # ------------------------------------------------------------------ API
@@ -140,8 +154,8 @@ class VectorEnv:
                 terminated[over] = True
                 beans = np.zeros((self.num_envs, 4), dtype=np.int64)
                 beans[over] = self._episode_beans[over]
-                reason = np.full(self.num_envs, "", dtype=object)
-                reason[over] = [END_REASONS[c] for c in result.pop("end_reason")[last]]
+                reason = self._no_reason.copy()
+                reason[over] = _END_NAMES[result.pop("end_reason")[last]]
                 info.update(beans=beans, end_reason=reason, _final=terminated.copy())
                 for key, value in result.items():  # "won" and the backend's other fields of the last hand
                     full = np.zeros((self.num_envs, *value.shape[1:]), dtype=value.dtype)
@@ -198,15 +212,11 @@ class VectorEnv:
                              f"got {a.dtype} {a.shape}")
         a = a.astype(np.int64)
         mask = self.backend.mask
-        at = a[tables]
-        inside = (at >= 0) & (at < mask.shape[1])
-        ok = inside.copy()
-        ok[inside] = mask[tables[inside], at[inside]] != 0
-        if not ok.all():
-            j = int(np.flatnonzero(~ok)[0])
+        j = _first_illegal(a, tables, mask)
+        if j >= 0:
             t = int(tables[j])
             layout = self.backend.layout
-            name = layout.name(int(a[t])) if inside[j] else "outside the action space"
+            name = layout.name(int(a[t])) if 0 <= a[t] < mask.shape[1] else "outside the action space"
             legal = ", ".join(f"{x} ({layout.name(x)})" for x in np.flatnonzero(mask[t]))
             raise IllegalActionError(
                 f"table {t}: illegal action {int(a[t])} ({name}) for seat {int(self.backend.seat[t])}; "
