@@ -6,6 +6,8 @@ them and join their batches) and ``collect`` (both), so the learner can update w
 play the next batch (``overlap``). Snapshot weights
 are sent to a worker once and cached there until the snapshot leaves the pool.
 ``inline`` runs one worker in the learner's process (for debugging and quick tests).
+
+Local workers hand their rollouts back through shared memory (:mod:`train.transport`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from .config import TrainConfig
 from .rollout import Rollout, RolloutWorker, Weights
+from .transport import Outbox, free_block, read_shared
 
 
 class _Backend(ABC):
@@ -51,16 +54,20 @@ class _SnapshotSync:
 
 
 def _serve(conn: Any, cfg: TrainConfig, index: int) -> None:
-    """Worker process loop: a collect request in, a Rollout out; None stops it."""
+    """Worker process loop: a collect request in, a Rollout out (through its :class:`~train.transport.Outbox`); None stops it."""
     worker = RolloutWorker(cfg, index, torch_threads=1)  # one core per worker
-    while True:
-        try:
-            request = conn.recv()
-        except EOFError:  # the learner is gone (killed): nothing left to do
-            return
-        if request is None:
-            return
-        conn.send(worker.collect(*request))
+    outbox = Outbox()
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except EOFError:  # the learner is gone (killed): nothing left to do
+                return
+            if request is None:
+                return
+            conn.send(outbox.share(worker.collect(*request)))
+    finally:
+        outbox.close()
 
 
 class LocalWorkers(_Backend):
@@ -78,10 +85,13 @@ class LocalWorkers(_Backend):
             self.conns.append(parent)
             self.procs.append(proc)
         self.busy = [False] * cfg.workers  # a request sent, its answer not read yet
+        self.outboxes: list[str | None] = [None] * cfg.workers  # each worker's block, to free if it is killed
 
     def submit(self, update: int, weights: Weights, snapshots: dict[int, Weights],
                pool: list[tuple[int, float]], imitate: bool = False) -> None:
         """Start one update's rollouts on every worker."""
+        if any(self.busy):  # a worker reuses its block for the next answer: the last one must be read first
+            raise RuntimeError("receive() the submitted rollouts before submitting more")
         request = (update, weights, self.sync.new(snapshots), pool, self.cfg.decisions_per_worker, imitate)
         for i, conn in enumerate(self.conns):
             try:
@@ -92,14 +102,15 @@ class LocalWorkers(_Backend):
 
     def receive(self) -> Rollout:
         """The submitted rollouts of every worker, joined."""
-        parts = []
+        messages = []
         for i, conn in enumerate(self.conns):
             try:
-                parts.append(conn.recv())
+                messages.append(conn.recv())
+                self.outboxes[i] = messages[-1][1] or self.outboxes[i]
             except (EOFError, ConnectionResetError):
                 self._dead(i)
             self.busy[i] = False
-        return Rollout.concat(parts)
+        return read_shared(messages, Rollout.concat)
 
     def _dead(self, i: int) -> None:
         """Raise the error of a worker process that exited."""
@@ -121,6 +132,10 @@ class LocalWorkers(_Backend):
             proc.join(timeout=10)
             if proc.is_alive():
                 proc.terminate()
+                proc.join(timeout=10)
+        for name in self.outboxes:  # a worker stopped by a signal could not free its block
+            if name is not None:
+                free_block(name)
 
 
 class RayWorkers(_Backend):
