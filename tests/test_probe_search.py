@@ -1,0 +1,165 @@
+"""The search probe (bench/probe_search.py): its resampled worlds keep every tile and what the
+searcher sees, its rollouts replay the real game, and without rollouts it is the heuristic."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mjenv.vector as mv
+from agents.arena import N_SEATS
+from agents.compiled import features as cf
+from agents.compiled import heuristic as ch
+from agents.heuristic import HeuristicPolicy
+from agents.registry import load_policy
+from agents.vector_arena import play_deals
+from mjenv.vector.encoding import blood_battle as enc
+from mjenv.vector.engine import blood_battle as eng
+
+_spec = importlib.util.spec_from_file_location("probe_search", Path(__file__).parents[1] / "bench" / "probe_search.py")
+probe = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(probe)
+
+PUBLIC = ("head", "tail", "meld", "n_melds", "river", "river_len", "won", "void", "beans", "phase", "current", "drawn")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    """The compiled context of a happy-preset table."""
+    return probe.context(mv.make("blood_battle", 1, preset="happy").backend)
+
+
+@pytest.fixture(scope="module")
+def profile():
+    """The heuristics' shanten by discard count, from 32 hands of four-heuristic play."""
+    return probe.shanten_profile("happy", tables=32)
+
+
+@pytest.fixture(scope="module")
+def turns():
+    """(arrays, table) snapshots of 16 tables at own-turn decisions, early and late in the hand."""
+    venv = mv.make("blood_battle", 16, copy=False, preset="happy")
+    heuristic = HeuristicPolicy(rules=venv.backend.rules)
+    obs, _ = venv.reset(seed=7)
+    snaps = []
+    for step in range(120):
+        arrays = venv.backend.arrays
+        if step in (30, 70, 110):
+            for t in np.flatnonzero(arrays.phase == eng.TURN):
+                snaps.append(({f: getattr(arrays, f)[t].copy() for f in eng.FIELDS}, int(arrays.current[t])))
+        obs, _, _, _, _ = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None))
+    venv.close()
+    assert len(snaps) >= 20
+    return snaps
+
+
+def _load(snapshot: dict) -> tuple:
+    st, arrays = eng.new_state(1)
+    for f in eng.FIELDS:
+        getattr(arrays, f)[0] = snapshot[f]
+    return st, arrays
+
+
+def _unseen(arrays, s: int) -> np.ndarray:
+    counts = np.bincount(arrays.wall[0, arrays.head[0]:arrays.tail[0]], minlength=27)
+    return counts + sum(arrays.hands[0, o].astype(np.int64) for o in range(N_SEATS) if o != s)
+
+
+@pytest.mark.parametrize("worlds", probe.WORLDS)
+def test_resampled_worlds_keep_every_tile_and_what_the_searcher_sees(turns, ctx, profile, worlds):
+    kind, changed = probe.WORLDS.index(worlds), 0
+    for snap, s in turns:
+        st, arrays = _load(snap)
+        probe.resample(st, 0, s, kind, 11, profile, ctx)
+        assert np.array_equal(_unseen(arrays, s), _unseen(_load(snap)[1], s))
+        assert np.array_equal(arrays.hands[0, s], snap["hands"][s])
+        assert np.array_equal(arrays.hands[0].sum(axis=1), snap["hands"].sum(axis=1))
+        for f in PUBLIC:
+            assert np.array_equal(getattr(arrays, f)[0], snap[f]), f
+        changed += not np.array_equal(arrays.wall[0], snap["wall"])
+        if worlds in ("clairvoyant", "known-hands"):
+            assert np.array_equal(arrays.hands[0], snap["hands"])
+        for o in range(N_SEATS):
+            if o != s and probe._hides_no_void(st, 0, o):
+                v = arrays.void[0, o]
+                assert arrays.hands[0, o, 9 * v:9 * v + 9].sum() == 0
+        again, again_arrays = _load(snap)
+        probe.resample(again, 0, s, kind, 11, profile, ctx)
+        assert np.array_equal(again_arrays.hands, arrays.hands) and np.array_equal(again_arrays.wall, arrays.wall)
+    assert (changed == 0) == (worlds == "clairvoyant")
+
+
+def _share(turns, ctx, profile, worlds: int, seed: int, holds) -> float:
+    """The share of opponents still in play, over every snapshot resampled with ``worlds``, for
+    which ``holds(st, arrays, o)`` is true."""
+    hits = []
+    for snap, s in turns:
+        st, arrays = _load(snap)
+        probe.resample(st, 0, s, worlds, seed, profile, ctx)
+        hits += [holds(st, arrays, o) for o in range(N_SEATS) if o != s and not arrays.won[0, o]]
+    return float(np.mean(hits))
+
+
+def test_inferred_worlds_follow_the_shanten_profile(turns, ctx):
+    """A profile of ready opponents (shanten 0) makes far more of them ready than uniform worlds."""
+    ready = np.zeros((probe.MAX_DISCARDS, probe.SHANTEN_COLS))
+    ready[:, 1] = 1.0
+    table = cf.suit_table()
+
+    def is_ready(st, arrays, o):
+        return cf.shanten(arrays.hands[0, o], arrays.void[0, o], arrays.n_melds[0, o], table) == 0
+
+    inferred, uniform = (_share(turns, ctx, ready, w, 3, is_ready) for w in (probe.INFERRED, probe.UNIFORM))
+    assert inferred > 0.5 and inferred > 3 * uniform
+
+
+def test_a_clairvoyant_rollout_replays_the_game(turns):
+    """From a snapshot, the heuristic's action played out equals four heuristics in the env."""
+    venv = mv.make("blood_battle", 16, copy=False, preset="happy")
+    heuristic = HeuristicPolicy(rules=venv.backend.rules)
+    be = venv.backend
+    obs, _ = venv.reset(seed=7)
+    for _ in range(30):
+        obs, _, _, _, _ = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None))
+    t = int(np.flatnonzero(be.arrays.phase == eng.TURN)[0])
+    s, start = int(be.arrays.current[t]), be.arrays.beans[t].copy()
+    st, arrays = eng.new_state(1)
+    for f in eng.FIELDS:
+        getattr(arrays, f)[0] = getattr(be.arrays, f)[t]
+    action = int(heuristic.act_batch(obs["observation"][t:t + 1], obs["action_mask"][t:t + 1], None)[0])
+    won = probe.play_out(st, 0, s, action, probe.context(be), np.zeros((1, *enc.OBS_SHAPE), np.float32))
+    active = np.zeros(16, dtype=np.bool_)
+    active[t] = True
+    while active[t]:
+        obs, _, terminated, _, info = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None),
+                                                active=active)
+        active &= ~terminated
+    assert won == info["beans"][t, s] - start[s]
+    venv.close()
+
+
+def test_without_rollouts_the_searcher_is_the_heuristic():
+    mine, searched, changed = probe.play("happy", probe.UNIFORM, 0, 0.0, 5, 0, 6, np.zeros((19, 8)))
+    h = load_policy("heuristic", game="blood_battle")
+    records = play_deals("blood_battle", [h, h], {"preset": "happy"}, 5, 0, 6)
+    expected = [r.beans[r.lineup.index(0)] for r in records]
+    assert (searched, changed) == (0, 0)
+    assert np.array_equal(mine, expected) and np.any(mine != 0)
+
+
+def test_consistent_worlds_explain_each_last_discard_by_the_heuristic(turns, ctx, profile):
+    """In ``consistent`` worlds the heuristic, given an opponent's hand and last discard, chooses
+    that discard far more often than in uniform worlds, and asking it changes nothing."""
+    obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+
+    def explained(st, arrays, o):
+        if not arrays.river_len[0, o]:
+            return True
+        before = {f: getattr(arrays, f)[0].copy() for f in eng.FIELDS}
+        agrees = probe._heuristic_would_discard(arrays.hands[0, o].copy(), st, 0, o, ctx, obs)
+        assert all(np.array_equal(getattr(arrays, f)[0], before[f]) for f in eng.FIELDS)
+        return agrees
+
+    consistent, uniform = (_share(turns, ctx, profile, w, 5, explained) for w in (probe.CONSISTENT, probe.UNIFORM))
+    assert consistent > 0.8 and consistent > 2 * uniform
