@@ -22,7 +22,10 @@ errors (z = 0: the best mean), else the heuristic's choice. What each ``--worlds
 
 Prints the searcher's beans per hand with the duplicate 95% interval (per-deal means over the
 four rotations), the searched and changed decisions, and the time. A research probe, not a
-shipped agent: it reads the engine's state, where a ``Policy`` sees only its observation.
+shipped agent: it reads the engine's state, where a ``Policy`` sees only its observation. The
+``uniform``, ``inferred`` and ``consistent`` worlds redraw everything the searching seat may not
+know but one thing: the kind of another seat's concealed kong (暗杠), which the observation shows
+only as a count, stays true. Results are in docs/baselines.md.
 """
 
 from __future__ import annotations
