@@ -1,5 +1,6 @@
-"""The search probe (bench/probe_search.py): its resampled worlds keep every tile and what the
-searcher sees, its rollouts replay the real game, and without rollouts it is the heuristic."""
+"""The compiled search (agents/compiled/search.py) and its probe (bench/probe_search.py): resampled
+worlds keep every tile and what the searcher sees, rollouts replay the real game, action values
+are reproducible and leave the table alone, and without rollouts the probe is the heuristic."""
 
 import importlib.util
 from pathlib import Path
@@ -11,6 +12,7 @@ import mjenv.vector as mv
 from agents.arena import N_SEATS
 from agents.compiled import features as cf
 from agents.compiled import heuristic as ch
+from agents.compiled import search
 from agents.heuristic import HeuristicPolicy
 from agents.registry import load_policy
 from agents.vector_arena import play_deals
@@ -27,7 +29,7 @@ PUBLIC = ("head", "tail", "meld", "n_melds", "river", "river_len", "won", "void"
 @pytest.fixture(scope="module")
 def ctx():
     """The compiled context of a happy-preset table."""
-    return probe.context(mv.make("blood_battle", 1, preset="happy").backend)
+    return search.context(mv.make("blood_battle", 1, preset="happy").backend)
 
 
 @pytest.fixture(scope="module")
@@ -66,12 +68,12 @@ def _unseen(arrays, s: int) -> np.ndarray:
     return counts + sum(arrays.hands[0, o].astype(np.int64) for o in range(N_SEATS) if o != s)
 
 
-@pytest.mark.parametrize("worlds", probe.WORLDS)
+@pytest.mark.parametrize("worlds", search.WORLDS)
 def test_resampled_worlds_keep_every_tile_and_what_the_searcher_sees(turns, ctx, profile, worlds):
-    kind, changed = probe.WORLDS.index(worlds), 0
+    kind, changed = search.WORLDS.index(worlds), 0
     for snap, s in turns:
         st, arrays = _load(snap)
-        probe.resample(st, 0, s, kind, 11, profile, ctx)
+        search.resample(st, 0, s, kind, 11, profile, ctx)
         assert np.array_equal(_unseen(arrays, s), _unseen(_load(snap)[1], s))
         assert np.array_equal(arrays.hands[0, s], snap["hands"][s])
         assert np.array_equal(arrays.hands[0].sum(axis=1), snap["hands"].sum(axis=1))
@@ -81,11 +83,11 @@ def test_resampled_worlds_keep_every_tile_and_what_the_searcher_sees(turns, ctx,
         if worlds in ("clairvoyant", "known-hands"):
             assert np.array_equal(arrays.hands[0], snap["hands"])
         for o in range(N_SEATS):
-            if o != s and probe._hides_no_void(st, 0, o):
+            if o != s and search._hides_no_void(st, 0, o):
                 v = arrays.void[0, o]
                 assert arrays.hands[0, o, 9 * v:9 * v + 9].sum() == 0
         again, again_arrays = _load(snap)
-        probe.resample(again, 0, s, kind, 11, profile, ctx)
+        search.resample(again, 0, s, kind, 11, profile, ctx)
         assert np.array_equal(again_arrays.hands, arrays.hands) and np.array_equal(again_arrays.wall, arrays.wall)
     assert (changed == 0) == (worlds == "clairvoyant")
 
@@ -96,21 +98,21 @@ def _share(turns, ctx, profile, worlds: int, seed: int, holds) -> float:
     hits = []
     for snap, s in turns:
         st, arrays = _load(snap)
-        probe.resample(st, 0, s, worlds, seed, profile, ctx)
+        search.resample(st, 0, s, worlds, seed, profile, ctx)
         hits += [holds(st, arrays, o) for o in range(N_SEATS) if o != s and not arrays.won[0, o]]
     return float(np.mean(hits))
 
 
 def test_inferred_worlds_follow_the_shanten_profile(turns, ctx):
     """A profile of ready opponents (shanten 0) makes far more of them ready than uniform worlds."""
-    ready = np.zeros((probe.MAX_DISCARDS, probe.SHANTEN_COLS))
+    ready = np.zeros((search.MAX_DISCARDS, search.SHANTEN_COLS))
     ready[:, 1] = 1.0
     table = cf.suit_table()
 
     def is_ready(st, arrays, o):
         return cf.shanten(arrays.hands[0, o], arrays.void[0, o], arrays.n_melds[0, o], table) == 0
 
-    inferred, uniform = (_share(turns, ctx, ready, w, 3, is_ready) for w in (probe.INFERRED, probe.UNIFORM))
+    inferred, uniform = (_share(turns, ctx, ready, w, 3, is_ready) for w in (search.INFERRED, search.UNIFORM))
     assert inferred > 0.5 and inferred > 3 * uniform
 
 
@@ -128,7 +130,7 @@ def test_a_clairvoyant_rollout_replays_the_game(turns):
     for f in eng.FIELDS:
         getattr(arrays, f)[0] = getattr(be.arrays, f)[t]
     action = int(heuristic.act_batch(obs["observation"][t:t + 1], obs["action_mask"][t:t + 1], None)[0])
-    won = probe.play_out(st, 0, s, action, probe.context(be), np.zeros((1, *enc.OBS_SHAPE), np.float32))
+    won = search.play_out(st, 0, s, action, search.context(be), np.zeros((1, *enc.OBS_SHAPE), np.float32))
     active = np.zeros(16, dtype=np.bool_)
     active[t] = True
     while active[t]:
@@ -140,7 +142,7 @@ def test_a_clairvoyant_rollout_replays_the_game(turns):
 
 
 def test_without_rollouts_the_searcher_is_the_heuristic():
-    mine, searched, changed = probe.play("happy", probe.UNIFORM, 0, 0.0, 5, 0, 6, np.zeros((19, 8)))
+    mine, searched, changed = probe.play("happy", search.UNIFORM, 0, 0.0, 5, 0, 6, np.zeros((19, 8)))
     h = load_policy("heuristic", game="blood_battle")
     records = play_deals("blood_battle", [h, h], {"preset": "happy"}, 5, 0, 6)
     expected = [r.beans[r.lineup.index(0)] for r in records]
@@ -157,9 +159,24 @@ def test_consistent_worlds_explain_each_last_discard_by_the_heuristic(turns, ctx
         if not arrays.river_len[0, o]:
             return True
         before = {f: getattr(arrays, f)[0].copy() for f in eng.FIELDS}
-        agrees = probe._heuristic_would_discard(arrays.hands[0, o].copy(), st, 0, o, ctx, obs)
+        agrees = search._heuristic_would_discard(arrays.hands[0, o].copy(), st, 0, o, ctx, obs)
         assert all(np.array_equal(getattr(arrays, f)[0], before[f]) for f in eng.FIELDS)
         return agrees
 
-    consistent, uniform = (_share(turns, ctx, profile, w, 5, explained) for w in (probe.CONSISTENT, probe.UNIFORM))
+    consistent, uniform = (_share(turns, ctx, profile, w, 5, explained) for w in (search.CONSISTENT, search.UNIFORM))
     assert consistent > 0.8 and consistent > 2 * uniform
+
+
+def test_action_values_are_reproducible_and_leave_the_table_alone(turns, ctx, profile):
+    """Clairvoyant worlds are all the same world, so every row agrees; known-hands worlds differ
+    but repeat for a key; the table searched from is not touched."""
+    scratch = eng.new_state(eng.N_ACTIONS * 4)
+    for snap, s in turns[:6]:
+        _, arrays = _load(snap)
+        legal = np.flatnonzero(arrays.mask[0])
+        same = search.action_values(arrays, 0, legal, search.CLAIRVOYANT, 4, 9, profile, ctx, scratch)
+        assert same.shape == (4, len(legal)) and np.all(same == same[0])
+        known = search.action_values(arrays, 0, legal, search.KNOWN_HANDS, 4, 9, profile, ctx, scratch)
+        again = search.action_values(arrays, 0, legal, search.KNOWN_HANDS, 4, 9, profile, ctx, scratch)
+        assert np.array_equal(known, again)
+        assert all(np.array_equal(getattr(arrays, f)[0], snap[f]) for f in eng.FIELDS)

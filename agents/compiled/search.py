@@ -1,0 +1,273 @@
+"""Compiled one-step search over heuristic rollouts in the blood battle: redraw what a seat cannot
+see (or, as a training teacher, only the wall), then play each legal action followed by four
+compiled heuristics to the end of the hand, in K copies of the table.
+
+Used by ``train.distill`` (the known-hands teacher) and ``bench/probe_search.py`` (every kind of
+world; results in docs/baselines.md, "Search"). The kinds of world (``WORLDS``):
+
+- ``clairvoyant``: nothing is redrawn (a harness check);
+- ``known-hands``: the live wall's order only; the others' concealed hands stay true (a teacher
+  that sees what a player cannot);
+- ``uniform``: the others' concealed hands and the live wall, uniformly from the unseen tiles (a
+  seat whose river shows a tile outside its void suit holds no void tiles, rule S2);
+- ``inferred``: as ``uniform``, but each opponent's hand is redrawn (up to ``TRIES`` times) until
+  its shanten matches a value drawn from a shanten profile by discard count, and its last discard
+  did not lower its shanten;
+- ``consistent``: as ``inferred``, but the heuristic itself must choose the last discard from the
+  drawn hand plus that tile.
+
+The guessed worlds keep one thing true that the observation shows only as a count: the kind of
+another seat's concealed kong (暗杠).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from mjenv.vector.encoding import blood_battle as enc
+from mjenv.vector.engine import blood_battle as eng
+
+from . import features as cf
+from . import heuristic as ch
+
+WORLDS = ("clairvoyant", "known-hands", "uniform", "inferred", "consistent")
+CLAIRVOYANT, KNOWN_HANDS, UNIFORM, INFERRED, CONSISTENT = range(5)
+MAX_DISCARDS = 19
+"""Rows of the shanten profile: discard counts 0-18 (more share the last row)."""
+SHANTEN_COLS = 8
+"""Columns of the shanten profile: shanten -1 (a complete hand) to 6."""
+TRIES = 300
+"""Hands drawn per opponent in ``inferred`` worlds before the closest one is kept."""
+ATTEMPTS = 64
+"""Deals of the hidden hands before a seat without void tiles may be given some."""
+
+
+@njit(cache=True, nogil=True)
+def _hides_no_void(st: eng.State, u: int, o: int) -> bool:
+    """Seat o has discarded a tile outside its void suit, so it holds no void tiles (S2)."""
+    v = st.void[u, o]
+    for i in range(st.river_len[u, o]):
+        if st.river[u, o, i] // 9 != v:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _last_discard_kept_shanten(hand: np.ndarray, st: eng.State, u: int, o: int, sh: int,
+                               table: np.ndarray) -> bool:
+    """With its last discard back in ``hand``, no other discard would have left a lower shanten."""
+    n = st.river_len[u, o]
+    if n == 0:
+        return True
+    d = st.river[u, o, n - 1]
+    ok = True
+    hand[d] += 1
+    for x in range(27):
+        if hand[x] and x != d:
+            hand[x] -= 1
+            lower = cf.shanten(hand, st.void[u, o], st.n_melds[u, o], table) < sh
+            hand[x] += 1
+            if lower:
+                ok = False
+                break
+    hand[d] -= 1
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def _heuristic_would_discard(hand: np.ndarray, st: eng.State, u: int, o: int, ctx: tuple,
+                             obs: np.ndarray) -> bool:
+    """Seat o, holding ``hand`` plus its last discard and seeing that discard's river, would be
+    told by the heuristic to discard that very tile (the table is restored afterwards)."""
+    rules, win_table, bean_scale, rule_flags, table, scoring = ctx
+    n = st.river_len[u, o]
+    if n == 0:
+        return True
+    d = st.river[u, o, n - 1]
+    kept_hand, kept_mask = st.hands[u, o].copy(), st.mask[u].copy()
+    current, phase, drawn = st.current[u], st.phase[u], st.drawn[u]
+    st.hands[u, o, :] = hand
+    st.hands[u, o, d] += 1
+    st.river_len[u, o] -= 1
+    st.river_counts[u, o, d] -= 1
+    st.current[u], st.phase[u], st.drawn[u] = o, eng.TURN, -1
+    eng.compute_mask(st, u, rules, win_table)
+    enc.observe(st, u, obs[0], bean_scale, rule_flags)
+    chosen = ch.act_batch(obs, st.mask[u:u + 1], table, scoring)[0]
+    st.hands[u, o, :] = kept_hand
+    st.mask[u, :] = kept_mask
+    st.river_len[u, o] += 1
+    st.river_counts[u, o, d] += 1
+    st.current[u], st.phase[u], st.drawn[u] = current, phase, drawn
+    return chosen == eng.DISCARD_A + d
+
+
+@njit(cache=True, nogil=True)
+def _draw_target(profile: np.ndarray, discards: int) -> int:
+    """A shanten drawn from the profile's row for this many discards."""
+    row = profile[min(discards, profile.shape[0] - 1)]
+    r = np.random.random() * row.sum()
+    col = 0
+    acc = row[0]
+    while acc < r and col < row.shape[0] - 1:
+        col += 1
+        acc += row[col]
+    return col - 1
+
+
+@njit(cache=True, nogil=True)
+def _deal_hands(st: eng.State, u: int, s: int, worlds: int, profile: np.ndarray, ctx: tuple,
+                pool: np.ndarray, sizes: np.ndarray, used: np.ndarray, strict: bool) -> bool:
+    """Give each other seat ``sizes[o]`` tiles of ``pool`` (marking them ``used``); False, with
+    ``strict``, when a seat known to hold no void tiles finds too few others left."""
+    table = ctx[4]
+    obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+    n = len(pool)
+    idx = np.empty(n, np.int64)
+    best = np.empty(14, np.int64)
+    hand = np.zeros(27, np.int8)
+    for o in range(4):
+        need = sizes[o]
+        if o == s or need == 0:
+            continue
+        v, clean = st.void[u, o], _hides_no_void(st, u, o)
+        m = 0
+        for i in range(n):
+            if not used[i] and not (clean and pool[i] // 9 == v):
+                idx[m] = i
+                m += 1
+        if m < need:
+            if strict:
+                return False
+            m = 0
+            for i in range(n):
+                if not used[i]:
+                    idx[m] = i
+                    m += 1
+        inferred = worlds >= INFERRED and not st.won[u, o]
+        target = _draw_target(profile, st.river_len[u, o]) if inferred else 0
+        best_gap = 1 << 30
+        for _ in range(TRIES if inferred else 1):
+            for i in range(need):  # a partial Fisher-Yates draw of ``need`` eligible tiles
+                j = i + np.random.randint(0, m - i)
+                idx[i], idx[j] = idx[j], idx[i]
+            gap = 0
+            if inferred:
+                hand[:] = 0
+                for i in range(need):
+                    hand[pool[idx[i]]] += 1
+                sh = cf.shanten(hand, v, st.n_melds[u, o], table)
+                gap = 2 * abs(sh - target)
+                if gap == 0 and worlds == INFERRED and not _last_discard_kept_shanten(hand, st, u, o, sh, table):
+                    gap = 1
+                if gap == 0 and worlds == CONSISTENT and not _heuristic_would_discard(hand, st, u, o, ctx, obs):
+                    gap = 1
+            if gap < best_gap:
+                best_gap = gap
+                best[:need] = idx[:need]
+                if gap == 0:
+                    break
+        for i in range(need):
+            used[best[i]] = True
+            st.hands[u, o, pool[best[i]]] += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def resample(st: eng.State, u: int, s: int, worlds: int, seed: int, profile: np.ndarray,
+             ctx: tuple) -> None:
+    """Redraw, at table ``u``, what seat ``s`` cannot see (module docstring: ``worlds``); every
+    seat keeps its number of concealed tiles and the live wall its length."""
+    np.random.seed(seed)
+    if worlds == CLAIRVOYANT:
+        return
+    head, tail = st.head[u], st.tail[u]
+    if worlds == KNOWN_HANDS:
+        for i in range(tail - 1, head, -1):
+            j = head + np.random.randint(0, i - head + 1)
+            st.wall[u, i], st.wall[u, j] = st.wall[u, j], st.wall[u, i]
+        return
+    pool = np.empty(eng.N_TILES, np.int8)
+    n = 0
+    sizes = np.zeros(4, np.int64)
+    for o in range(4):
+        if o != s:
+            for k in range(27):
+                for _ in range(st.hands[u, o, k]):
+                    pool[n] = k
+                    n += 1
+                sizes[o] += st.hands[u, o, k]
+            st.hands[u, o, :] = 0
+    for i in range(head, tail):
+        pool[n] = st.wall[u, i]
+        n += 1
+    used = np.zeros(n, np.bool_)
+    for attempt in range(ATTEMPTS):  # a seat without void tiles can be left short: deal again
+        for o in range(4):
+            if o != s:
+                st.hands[u, o, :] = 0
+        used[:] = False
+        if _deal_hands(st, u, s, worlds, profile, ctx, pool[:n], sizes, used, attempt < ATTEMPTS - 1):
+            break
+    w = head
+    for i in range(n):
+        if not used[i]:
+            st.wall[u, w] = pool[i]
+            w += 1
+    for i in range(tail - 1, head, -1):
+        j = head + np.random.randint(0, i - head + 1)
+        st.wall[u, i], st.wall[u, j] = st.wall[u, j], st.wall[u, i]
+
+
+@njit(cache=True, nogil=True)
+def play_out(st: eng.State, u: int, s: int, action: int, ctx: tuple, obs: np.ndarray) -> int:
+    """Play ``action`` at table ``u``, then four heuristics to the end of the hand; seat s's beans."""
+    rules, win_table, bean_scale, rule_flags, table, scoring = ctx
+    before = st.beans[u, s]
+    over = eng.apply(st, u, action, rules, win_table)
+    while not over:
+        enc.observe(st, u, obs[0], bean_scale, rule_flags)
+        over = eng.apply(st, u, ch.act_batch(obs, st.mask[u:u + 1], table, scoring)[0], rules, win_table)
+    return st.beans[u, s] - before
+
+
+@njit(cache=True, nogil=True)
+def shanten_counts(st: eng.State, profile: np.ndarray, table: np.ndarray) -> None:
+    """Add, at every table in its turn phase, each other seat still in play's (discards, shanten)."""
+    for u in range(st.phase.shape[0]):
+        if st.phase[u] != eng.TURN:
+            continue
+        for o in range(4):
+            if o != st.current[u] and not st.won[u, o]:
+                sh = cf.shanten(st.hands[u, o], st.void[u, o], st.n_melds[u, o], table)
+                profile[min(st.river_len[u, o], profile.shape[0] - 1), min(sh + 1, profile.shape[1] - 1)] += 1
+
+
+def context(backend: Any) -> tuple:
+    """What the compiled engine, encoder and heuristic need of a blood-battle backend's table:
+    (engine rules, win shapes, bean scale, rule flags, heuristic table, heuristic scoring)."""
+    return (backend._rules, backend._table, backend.bean_scale, backend.rule_flags, cf.suit_table(),
+            ch.scoring(backend.rules))
+
+
+
+def action_values(arrays: Any, t: int, legal: np.ndarray, worlds: int, rollouts: int, key: int,
+                  profile: np.ndarray, ctx: tuple, scratch: tuple) -> np.ndarray:
+    """Bean changes (K, len(legal)) of seat ``arrays.current[t]`` at table ``t``: each legal action
+    in each of K = ``rollouts`` worlds drawn from ``key`` (the same worlds for every action), then
+    four heuristics to the end of the hand. ``scratch``: ``eng.new_state(N_ACTIONS * rollouts)``."""
+    st, copies = scratch
+    s, c = int(arrays.current[t]), len(legal)
+    for name in eng.FIELDS:  # K worlds in rows 0..K-1, then each repeated once per action
+        getattr(copies, name)[:rollouts] = getattr(arrays, name)[t]
+    for k in range(rollouts):
+        resample(st, k, s, worlds, (key * 4099 + k) % 2**31, profile, ctx)
+    for name in eng.FIELDS:
+        field = getattr(copies, name)
+        field[:c * rollouts] = np.repeat(field[:rollouts].copy(), c, axis=0)
+    obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+    values = [play_out(st, r, s, int(legal[r % c]), ctx, obs) for r in range(c * rollouts)]
+    return np.array(values, dtype=np.float64).reshape(rollouts, c)
