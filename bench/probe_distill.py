@@ -1,0 +1,259 @@
+"""How much a trained blood-battle policy gains from distilling a one-step search that knows the
+other hands (an oracle teacher; the student sees only its observation).
+
+    python bench/probe_distill.py --policy agents/checkpoints/blood_battle_happy.pt --preset happy \\
+        --deals 2000 --seed 4242 --out runs/distill_happy
+
+Two phases, both resumable (a finished phase is not redone):
+
+1. **Label.** The policy plays one seat against three heuristics on the arena's duplicate deals
+   (``deal_seed(seed, d)``, four rotations); deals are split into blocks of ``--block`` and spread
+   over ``--workers`` processes. At each of its own-turn decisions with a choice (not 胡), the
+   teacher (``agents/compiled/search.py``, ``known-hands`` worlds) copies the table ``--rollouts``
+   times, redraws the live wall's order, and plays every legal action followed by four heuristics
+   to the end of the hand. Each block is written as ``labels/block_<first deal>.npz``: the
+   network's input planes (float16), the mask, and each legal action's mean bean change ``q``
+   (NaN where illegal).
+2. **Fit.** Cross-entropy towards ``softmax(log π₀ + q / tau)``: the policy π₀ tilted by the search
+   values, the KL-regularised improvement of π₀ (small ``tau``: the search's best action). Blocks
+   whose index is a multiple of 10 are held out. Writes ``checkpoint.pt`` (the policy format
+   ``train.export`` writes, loadable with ``agents.load_policy``) and ``fit.json``.
+
+``fit.json`` reports, on the held-out decisions, each policy's **search regret**: the mean of
+``max q − q[chosen action]`` in beans per decision. Differences between policies are unbiased
+estimates of how many beans per decision the search prefers one to the other (the maximum itself is
+inflated by noise, equally for both). A research probe, not a training step of the shipped
+policies: its measured gain is in docs/baselines.md ("Search distillation").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import zipfile
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.arena import deal_seed, lineup
+from agents.neural import CheckpointError, NeuralPolicy, read_checkpoint
+
+from train.export import KEPT
+from train.ppo import save_checkpoint
+
+HELD_OUT = 10
+"""Every HELD_OUT-th block is held out of the fit."""
+MINIBATCH = 512
+LABEL_KEYS = ("policy", "preset", "seed", "rollouts", "block")
+"""What a run's labels depend on, kept in ``labels/meta.json``: a resumed run must match them."""
+
+
+class LabelError(ValueError):
+    """A run folder whose labels are damaged or were made with other settings."""
+
+
+def label_block(policy: str, preset: str, seed: int, start: int, stop: int, rollouts: int) -> dict[str, np.ndarray]:
+    """Deals ``[start, stop)`` × 4 rotations of ``policy`` against three heuristics, with the
+    search values of each of the policy's own-turn decisions (module docstring)."""
+    import mjenv.vector as mv
+    from agents.compiled import search
+    from agents.heuristic import HeuristicPolicy
+    from mjenv.vector.engine import blood_battle as eng
+
+    torch.set_num_threads(1)
+    n = 4 * (stop - start)
+    deal, rotation = start + np.arange(n) // 4, np.arange(n) % 4
+    student_at = np.array([lineup(2, r) for r in range(4)])[rotation] == 0
+    venv = mv.make("blood_battle", n, copy=False, preset=preset)
+    arrays = venv.backend.arrays
+    heuristic = HeuristicPolicy(rules=venv.backend.rules)
+    student = NeuralPolicy.load(policy, rules=venv.backend.rules)
+    ctx, scratch = search.context(venv.backend), eng.new_state(eng.N_ACTIONS * rollouts)
+    no_profile = np.zeros((search.MAX_DISCARDS, search.SHANTEN_COLS))
+    obs, info = venv.reset(seed=[deal_seed(seed, int(d)) for d in deal])
+    active, decisions = np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.int64)
+    rows: dict[str, list[np.ndarray]] = {"x": [], "mask": [], "q": []}
+    while active.any():
+        actions = heuristic.act_batch(obs["observation"], obs["action_mask"], None)
+        mine = np.flatnonzero(active & student_at[np.arange(n), info["seat"]])
+        if len(mine):
+            actions[mine] = student.act_batch(obs["observation"][mine], obs["action_mask"][mine], None)
+        for t in mine[arrays.phase[mine] == eng.TURN]:
+            legal = np.flatnonzero(arrays.mask[t])
+            if len(legal) < 2 or arrays.mask[t, eng.HU_A]:
+                continue
+            key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{decisions[t]}".encode())
+            decisions[t] += 1
+            values = search.action_values(arrays, t, legal, search.KNOWN_HANDS, rollouts, key, no_profile, ctx,
+                                          scratch)
+            q = np.full(eng.N_ACTIONS, np.nan, np.float32)
+            q[legal] = values.mean(axis=0)
+            rows["q"].append(q)
+            rows["mask"].append(arrays.mask[t].astype(np.bool_))
+            rows["x"].append(student.net.prepare(obs["observation"][t:t + 1])[0].astype(np.float16))
+        obs, _, terminated, _, info = venv.step(actions, active=active)
+        active &= ~terminated
+    venv.close()
+    return {k: np.stack(v) for k, v in rows.items()}
+
+
+def _label_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
+    """``label_block`` in a worker process, with the block's first deal."""
+    return args[3], label_block(*args)
+
+
+def label(a: argparse.Namespace, out: Path) -> list[Path]:
+    """Phase 1: write every missing block of labels; the blocks' paths in deal order."""
+    from tqdm import tqdm
+
+    folder = out / "labels"
+    meta = {k: str(getattr(a, k)) if k == "policy" else getattr(a, k) for k in LABEL_KEYS}
+    if (folder / "meta.json").exists():
+        try:
+            kept = json.loads((folder / "meta.json").read_text())
+        except ValueError as exc:
+            raise LabelError(f"{folder / 'meta.json'}: not readable JSON ({exc}); use another --out") from exc
+        if kept != meta:
+            changed = sorted(k for k in LABEL_KEYS if kept.get(k) != meta[k])
+            raise LabelError(f"{folder} holds labels made with other settings ({', '.join(changed)}: "
+                             f"{[kept.get(k) for k in changed]}); use another --out")
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    starts = range(0, a.deals, a.block)
+    path = {s: folder / f"block_{s:06d}.npz" for s in starts}
+    jobs = [(str(a.policy), a.preset, a.seed, s, min(s + a.block, a.deals), a.rollouts)
+            for s in starts if not path[s].exists()]
+    with ProcessPoolExecutor(a.workers) as pool, tqdm(total=len(starts), initial=len(starts) - len(jobs),
+                                                     unit="block", desc="search labels") as bar:
+        for s, rows in pool.map(_label_job, jobs):
+            tmp = path[s].with_name(path[s].name + ".tmp.npz")
+            np.savez(tmp, **rows)
+            tmp.replace(path[s])  # a block is there whole or not at all
+            bar.update()
+    return [path[s] for s in starts]
+
+
+def read_labels(paths: list[Path]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The labels of every block, and each row's block index."""
+    parts, block = [], []
+    for i, p in enumerate(paths):
+        try:
+            with np.load(p) as z:
+                parts.append({k: z[k] for k in ("x", "mask", "q")})
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise LabelError(f"{p}: not a readable label block ({type(exc).__name__}); delete it to label it again") from exc
+        block.append(np.full(len(parts[-1]["q"]), i))
+    return {k: np.concatenate([d[k] for d in parts]) for k in ("x", "mask", "q")}, np.concatenate(block)
+
+
+def tilted_target(prior: torch.Tensor, q: np.ndarray, mask: torch.Tensor, tau: float) -> torch.Tensor:
+    """``softmax(log π₀ + q / tau)`` over the legal actions (0 elsewhere); ``prior``: log π₀."""
+    tilt = torch.from_numpy(np.nan_to_num(q, nan=0.0)) / tau
+    return torch.softmax((prior.clamp(min=-30) + tilt).masked_fill(~mask, -torch.inf), dim=1)
+
+
+def search_regret(net: Any, x: torch.Tensor, mask: torch.Tensor, q: np.ndarray) -> float:
+    """Mean of ``max q − q[greedy action]`` over the rows: beans per decision the search prefers."""
+    with torch.no_grad():
+        act = torch.cat([net.logits(x[i:i + 4096].float(), mask[i:i + 4096]).argmax(1)
+                         for i in range(0, len(x), 4096)]).numpy()
+    qf = np.where(np.isnan(q), -np.inf, q)
+    return float(np.mean(qf.max(axis=1) - qf[np.arange(len(q)), act]))
+
+
+def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Path) -> dict[str, Any]:
+    """Phase 2: fine-tune the policy on the labels; write ``checkpoint.pt``; the held-out report."""
+    from agents.neural import net_from_checkpoint
+
+    data, block = read_labels(paths)
+    x, mask = torch.from_numpy(data["x"]), torch.from_numpy(data["mask"])
+    q = data["q"]
+    held = np.flatnonzero(block % HELD_OUT == 0)
+    train_rows = np.flatnonzero(block % HELD_OUT != 0)
+    net = net_from_checkpoint(ckpt)
+    with torch.no_grad():
+        prior = torch.cat([torch.log_softmax(net.logits(x[i:i + 4096].float(), mask[i:i + 4096]), 1)
+                           for i in range(0, len(x), 4096)])
+    target = tilted_target(prior, q, mask, a.tau)
+    report: dict[str, Any] = {"decisions": len(q), "held_out": len(held),
+                              "regret_before": search_regret(net, x[held], mask[held], q[held])}
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    optimizer = torch.optim.Adam(net.parameters(), lr=a.lr)
+    net.train()
+    for _epoch in range(a.epochs):
+        order = torch.from_numpy(rng.permutation(train_rows))
+        for mb in torch.split(order, MINIBATCH):
+            logp = torch.log_softmax(net.logits(x[mb].float(), mask[mb]), dim=1)
+            loss = -(target[mb] * logp.masked_fill(~mask[mb], 0.0)).sum(dim=1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimizer.step()
+    net.eval()
+    report["regret_after"] = search_regret(net, x[held], mask[held], q[held])
+    payload = {k: ckpt[k] for k in KEPT if k in ckpt}
+    payload.update(arch=ckpt["arch"], model=net.state_dict(),
+                   distill={"policy": str(a.policy), "preset": a.preset, "deals": a.deals, "seed": a.seed,
+                            "rollouts": a.rollouts, "tau": a.tau, "lr": a.lr, "epochs": a.epochs})
+    save_checkpoint(out / "checkpoint.pt", payload)
+    return report
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``bench/probe_distill.py``."""
+    p = argparse.ArgumentParser(prog="bench/probe_distill.py", description=__doc__.splitlines()[0])
+    p.add_argument("--policy", required=True, help="a blood-battle policy checkpoint (.pt) to fine-tune")
+    p.add_argument("--preset", default="happy", choices=("happy", "qq"))
+    p.add_argument("--deals", type=int, default=2000, help="deals labelled, each in four rotations")
+    p.add_argument("--seed", type=int, default=4242, help="deal seeds deal_seed(seed, d); keep off evaluation seeds")
+    p.add_argument("--rollouts", type=int, default=32, help="worlds per searched decision")
+    p.add_argument("--block", type=int, default=20, help="deals per label file")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--tau", type=float, default=1.0, help="beans: how far the search values tilt the policy")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--out", required=True, help="the run folder (labels/, checkpoint.pt, fit.json)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Label, then fit; exit status 2 on bad arguments or an unreadable or non-blood-battle policy."""
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    for name in ("deals", "rollouts", "block", "workers", "epochs"):
+        if getattr(a, name) < (2 if name == "rollouts" else 1):
+            parser.error(f"--{name} must be at least {2 if name == 'rollouts' else 1}")
+    if a.deals <= a.block:
+        parser.error("--deals must exceed --block: the first block is held out of the fit")
+    if not a.tau > 0 or not a.lr > 0:
+        parser.error("--tau and --lr must be positive")
+    try:
+        ckpt = read_checkpoint(a.policy)
+    except CheckpointError as exc:
+        print(f"probe_distill.py: error: {exc}", file=sys.stderr)
+        return 2
+    if ckpt["arch"]["game"] != "blood_battle":
+        print(f"probe_distill.py: error: {a.policy} plays {ckpt['arch']['game']}; the search teacher "
+              "is compiled for the blood battle only", file=sys.stderr)
+        return 2
+    out = Path(a.out)
+    try:
+        report = fit(a, ckpt, label(a, out), out)
+    except LabelError as exc:
+        print(f"probe_distill.py: error: {exc}", file=sys.stderr)
+        return 2
+    (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(f"{report['decisions']} decisions labelled; held-out search regret {report['regret_before']:.3f} → "
+          f"{report['regret_after']:.3f} beans/decision; wrote {out / 'checkpoint.pt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The search-distillation probe (bench/probe_distill.py): the labels, the tilted target, the run
+folder and its resume, and the errors a bad command gets."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.registry import load_policy
+from mjenv.vector.engine import blood_battle as eng
+
+_spec = importlib.util.spec_from_file_location("probe_distill", Path(__file__).parents[1] / "bench" / "probe_distill.py")
+distill = importlib.util.module_from_spec(_spec)
+sys.modules["probe_distill"] = distill  # its worker processes find the labelling function by this name
+_spec.loader.exec_module(distill)
+
+CHECKPOINTS = Path(__file__).parents[1] / "agents" / "checkpoints"
+HAPPY = str(CHECKPOINTS / "blood_battle_happy.pt")
+
+
+@pytest.fixture(scope="module")
+def block():
+    """The labels of one deal in four rotations, two worlds per decision."""
+    return distill.label_block(HAPPY, "happy", 7, 0, 1, 2)
+
+
+def test_labels_value_exactly_the_legal_actions_of_real_choices(block):
+    x, mask, q = block["x"], block["mask"], block["q"]
+    assert len(q) > 10 and x.shape == (len(q), 87, 27) and x.dtype == np.float16
+    assert np.array_equal(~np.isnan(q), mask)
+    assert (mask.sum(axis=1) >= 2).all() and not mask[:, eng.HU_A].any()
+    assert np.unique(q[mask]).size > 1  # the actions lead to different outcomes
+
+
+def test_labels_are_reproducible(block):
+    again = distill.label_block(HAPPY, "happy", 7, 0, 1, 2)
+    assert all(np.array_equal(block[k], again[k], equal_nan=True) for k in ("x", "mask", "q"))
+
+
+def test_the_target_tilts_the_prior_by_the_search_values():
+    prior = torch.log(torch.tensor([[0.5, 0.25, 0.25, 0.0]]).clamp(min=1e-45))
+    mask = torch.tensor([[True, True, True, False]])
+    q = np.array([[0.0, 2.0, 0.0, np.nan]], dtype=np.float32)
+    target = distill.tilted_target(prior, q, mask, tau=1.0)[0].numpy()
+    expected = np.array([0.5, 0.25 * np.e ** 2, 0.25])
+    assert np.allclose(target[:3], expected / expected.sum()) and target[3] == 0
+    flat = distill.tilted_target(prior, q, mask, tau=1e6)[0].numpy()
+    assert np.allclose(flat[:3], [0.5, 0.25, 0.25], atol=1e-5)
+
+
+def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path):
+    out = tmp_path / "run"
+    args = ["--policy", HAPPY, "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
+            "--epochs", "2", "--lr", "1e-3", "--out", str(out)]
+    assert distill.main(args) == 0
+    report = json.loads((out / "fit.json").read_text())
+    assert report["decisions"] > report["held_out"] > 0
+    policy = load_policy(str(out / "checkpoint.pt"))
+    before = load_policy(HAPPY).net.state_dict()
+    after = policy.net.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+    stamps = {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()}
+    assert sorted(stamps) == ["block_000000.npz", "block_000001.npz", "meta.json"]
+    assert distill.main(args) == 0
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()} == stamps
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--policy", str(CHECKPOINTS / "joy_mahjong_popular.pt")], "blood battle only"),
+    (["--policy", "no/such.pt"], "no such checkpoint"),
+])
+def test_a_policy_it_cannot_distill_exits_2_and_writes_nothing(tmp_path, capsys, argv, message):
+    out = tmp_path / "run"
+    assert distill.main(argv + ["--out", str(out)]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--rollouts", "1"), ("--deals", "0"), ("--tau", "0"), ("--block", "5000")])
+def test_bad_numbers_are_refused(tmp_path, flag, value):
+    with pytest.raises(SystemExit) as exc:
+        distill.main(["--policy", HAPPY, "--out", str(tmp_path / "run"), flag, value])
+    assert exc.value.code == 2 and not (tmp_path / "run").exists()
+
+
+def test_labels_of_other_settings_or_damaged_blocks_are_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["--policy", HAPPY, "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
+            "--epochs", "1", "--out", str(out)]
+    assert distill.main(args) == 0
+    stamp = (out / "checkpoint.pt").stat().st_mtime_ns
+    assert distill.main([*args[:-2], "--seed", "5", "--out", str(out)]) == 2
+    assert "other settings (seed" in capsys.readouterr().err
+    (out / "labels" / "block_000001.npz").write_bytes(b"not a zip")
+    assert distill.main(args) == 2
+    assert "block_000001.npz: not a readable label block" in capsys.readouterr().err
+    (out / "labels" / "meta.json").write_text("{")
+    assert distill.main(args) == 2
+    assert "meta.json: not readable JSON" in capsys.readouterr().err
+    assert (out / "checkpoint.pt").stat().st_mtime_ns == stamp
