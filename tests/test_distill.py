@@ -1,9 +1,7 @@
-"""The search-distillation probe (bench/probe_distill.py): the labels, the tilted target, the run
-folder and its resume, and the errors a bad command gets."""
+"""Search distillation (train/distill.py): the labels, the tilted target, the run folder and its
+resume, and the errors a bad command gets."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,11 +10,7 @@ import torch
 
 from agents.registry import load_policy
 from mjenv.vector.engine import blood_battle as eng
-
-_spec = importlib.util.spec_from_file_location("probe_distill", Path(__file__).parents[1] / "bench" / "probe_distill.py")
-distill = importlib.util.module_from_spec(_spec)
-sys.modules["probe_distill"] = distill  # its worker processes find the labelling function by this name
-_spec.loader.exec_module(distill)
+from train import distill
 
 CHECKPOINTS = Path(__file__).parents[1] / "agents" / "checkpoints"
 HAPPY = str(CHECKPOINTS / "blood_battle_happy.pt")
@@ -41,6 +35,23 @@ def test_labels_are_reproducible(block):
     assert all(np.array_equal(block[k], again[k], equal_nan=True) for k in ("x", "mask", "q"))
 
 
+def test_phase_names_are_the_engines_phase_codes():
+    assert distill.PHASES == {"void": eng.VOID_PHASE, "turn": eng.TURN, "claim": eng.CLAIM}
+
+
+def test_claim_and_void_labels_add_to_the_own_turn_labels_without_changing_them(block):
+    every = distill.label_block(HAPPY, "happy", 7, 0, 1, 2, ("void", "turn", "claim"))
+    phase, mask = every["phase"], every["mask"]
+    assert (block["phase"] == distill.PHASES["turn"]).all()
+    turn = phase == distill.PHASES["turn"]
+    assert all(np.array_equal(every[k][turn], block[k], equal_nan=True) for k in ("x", "mask", "q"))
+    void, claim = phase == distill.PHASES["void"], phase == distill.PHASES["claim"]
+    assert void.sum() == 4  # one 定缺 per rotation: the student's seat always has three suits to void
+    assert (mask[void, eng.VOID_A:eng.VOID_A + 3].sum(axis=1) == 3).all() and mask[void].sum() == 12
+    assert claim.sum() > 0 and mask[claim, eng.PASS_A].all() and not mask[claim, eng.DISCARD_A:eng.KONG_A].any()
+    assert np.array_equal(~np.isnan(every["q"]), mask) and not mask[:, eng.HU_A].any()
+
+
 def test_the_target_tilts_the_prior_by_the_search_values():
     prior = torch.log(torch.tensor([[0.5, 0.25, 0.25, 0.0]]).clamp(min=1e-45))
     mask = torch.tensor([[True, True, True, False]])
@@ -63,6 +74,10 @@ def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path
     before = load_policy(HAPPY).net.state_dict()
     after = policy.net.state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in before)
+    assert set(report["regret_by_phase"]) == {"turn"} and report["decisions_by_phase"]["claim"] == 0
+    meta = json.loads((out / "labels" / "meta.json").read_text())
+    assert meta.pop("phases") == ["turn"]
+    (out / "labels" / "meta.json").write_text(json.dumps(meta))  # labels from before --phases existed
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()}
     assert sorted(stamps) == ["block_000000.npz", "block_000001.npz", "meta.json"]
     assert distill.main(args) == 0
@@ -79,7 +94,8 @@ def test_a_policy_it_cannot_distill_exits_2_and_writes_nothing(tmp_path, capsys,
     assert message in capsys.readouterr().err and not out.exists()
 
 
-@pytest.mark.parametrize("flag, value", [("--rollouts", "1"), ("--deals", "0"), ("--tau", "0"), ("--block", "5000")])
+@pytest.mark.parametrize("flag, value", [("--rollouts", "1"), ("--deals", "0"), ("--tau", "0"), ("--block", "5000"),
+                                         ("--phases", "turn,draw"), ("--phases", "turn,turn")])
 def test_bad_numbers_are_refused(tmp_path, flag, value):
     with pytest.raises(SystemExit) as exc:
         distill.main(["--policy", HAPPY, "--out", str(tmp_path / "run"), flag, value])
@@ -94,6 +110,8 @@ def test_labels_of_other_settings_or_damaged_blocks_are_refused(tmp_path, capsys
     stamp = (out / "checkpoint.pt").stat().st_mtime_ns
     assert distill.main([*args[:-2], "--seed", "5", "--out", str(out)]) == 2
     assert "other settings (seed" in capsys.readouterr().err
+    assert distill.main([*args[:-2], "--phases", "turn,claim", "--out", str(out)]) == 2
+    assert "other settings (phases" in capsys.readouterr().err
     (out / "labels" / "block_000001.npz").write_bytes(b"not a zip")
     assert distill.main(args) == 2
     assert "block_000001.npz: not a readable label block" in capsys.readouterr().err

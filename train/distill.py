@@ -1,29 +1,31 @@
-"""How much a trained blood-battle policy gains from distilling a one-step search that knows the
-other hands (an oracle teacher; the student sees only its observation).
+"""Distil a one-step search that knows the other hands (an oracle teacher) into a trained
+blood-battle policy (the student, which sees only its observation).
 
-    python bench/probe_distill.py --policy agents/checkpoints/blood_battle_happy.pt --preset happy \\
-        --deals 2000 --seed 4242 --out runs/distill_happy
+    python -m train.distill --policy runs/happy_ppo.pt --preset happy --deals 2000 --seed 4242 \\
+        --phases void,turn,claim --out runs/distill_happy
 
 Two phases, both resumable (a finished phase is not redone):
 
 1. **Label.** The policy plays one seat against three heuristics on the arena's duplicate deals
    (``deal_seed(seed, d)``, four rotations); deals are split into blocks of ``--block`` and spread
-   over ``--workers`` processes. At each of its own-turn decisions with a choice (not 胡), the
-   teacher (``agents/compiled/search.py``, ``known-hands`` worlds) copies the table ``--rollouts``
-   times, redraws the live wall's order, and plays every legal action followed by four heuristics
-   to the end of the hand. Each block is written as ``labels/block_<first deal>.npz``: the
-   network's input planes (float16), the mask, and each legal action's mean bean change ``q``
-   (NaN where illegal).
+   over ``--workers`` processes. At each of its decisions with a choice (not 胡) in the phases
+   ``--phases`` names (``turn``: its own turn's discards and kongs, the default; ``claim``: 碰,
+   杠 or pass on another seat's discard; ``void``: 定缺), the teacher
+   (``agents/compiled/search.py``, ``known-hands`` worlds) copies the table ``--rollouts`` times,
+   redraws the live wall's order, and plays every legal action followed by four heuristics to the
+   end of the hand. Each block is written as ``labels/block_<first deal>.npz``: the network's
+   input planes (float16), the mask, each legal action's mean bean change ``q`` (NaN where
+   illegal) and the decision's phase.
 2. **Fit.** Cross-entropy towards ``softmax(log π₀ + q / tau)``: the policy π₀ tilted by the search
    values, the KL-regularised improvement of π₀ (small ``tau``: the search's best action). Blocks
    whose index is a multiple of 10 are held out. Writes ``checkpoint.pt`` (the policy format
    ``train.export`` writes, loadable with ``agents.load_policy``) and ``fit.json``.
 
-``fit.json`` reports, on the held-out decisions, each policy's **search regret**: the mean of
+``fit.json`` reports, on the held-out decisions (in all and by phase), each policy's **search regret**: the mean of
 ``max q − q[chosen action]`` in beans per decision. Differences between policies are unbiased
 estimates of how many beans per decision the search prefers one to the other (the maximum itself is
-inflated by noise, equally for both). A research probe, not a training step of the shipped
-policies: its measured gain is in docs/baselines.md ("Search distillation").
+inflated by noise, equally for both). The last step of the shipped happy policy; what it gains,
+by phase and preset, is in docs/baselines.md ("Search distillation").
 """
 
 from __future__ import annotations
@@ -43,23 +45,26 @@ import torch
 from agents.arena import deal_seed, lineup
 from agents.neural import CheckpointError, NeuralPolicy, read_checkpoint
 
-from train.export import KEPT
-from train.ppo import save_checkpoint
+from .export import KEPT
+from .ppo import save_checkpoint
 
 HELD_OUT = 10
 """Every HELD_OUT-th block is held out of the fit."""
 MINIBATCH = 512
-LABEL_KEYS = ("policy", "preset", "seed", "rollouts", "block")
+LABEL_KEYS = ("policy", "preset", "seed", "rollouts", "block", "phases")
 """What a run's labels depend on, kept in ``labels/meta.json``: a resumed run must match them."""
+PHASES = {"void": 0, "turn": 1, "claim": 2}
+"""The decision phases the teacher can label, by their engine codes (``eng.VOID_PHASE`` …)."""
 
 
 class LabelError(ValueError):
     """A run folder whose labels are damaged or were made with other settings."""
 
 
-def label_block(policy: str, preset: str, seed: int, start: int, stop: int, rollouts: int) -> dict[str, np.ndarray]:
+def label_block(policy: str, preset: str, seed: int, start: int, stop: int, rollouts: int,
+                phases: tuple[str, ...] = ("turn",)) -> dict[str, np.ndarray]:
     """Deals ``[start, stop)`` × 4 rotations of ``policy`` against three heuristics, with the
-    search values of each of the policy's own-turn decisions (module docstring)."""
+    search values of each of the policy's decisions in ``phases`` (module docstring)."""
     import mjenv.vector as mv
     from agents.compiled import search
     from agents.heuristic import HeuristicPolicy
@@ -76,30 +81,38 @@ def label_block(policy: str, preset: str, seed: int, start: int, stop: int, roll
     ctx, scratch = search.context(venv.backend), eng.new_state(eng.N_ACTIONS * rollouts)
     no_profile = np.zeros((search.MAX_DISCARDS, search.SHANTEN_COLS))
     obs, info = venv.reset(seed=[deal_seed(seed, int(d)) for d in deal])
-    active, decisions = np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.int64)
-    rows: dict[str, list[np.ndarray]] = {"x": [], "mask": [], "q": []}
+    codes = np.array([PHASES[p] for p in phases])
+    active, decisions = np.ones(n, dtype=np.bool_), np.zeros((n, len(PHASES)), dtype=np.int64)
+    rows: dict[str, list[Any]] = {"x": [], "mask": [], "q": [], "phase": []}
     while active.any():
         actions = heuristic.act_batch(obs["observation"], obs["action_mask"], None)
         mine = np.flatnonzero(active & student_at[np.arange(n), info["seat"]])
         if len(mine):
             actions[mine] = student.act_batch(obs["observation"][mine], obs["action_mask"][mine], None)
-        for t in mine[arrays.phase[mine] == eng.TURN]:
+        for t in mine[np.isin(arrays.phase[mine], codes)]:
             legal = np.flatnonzero(arrays.mask[t])
             if len(legal) < 2 or arrays.mask[t, eng.HU_A]:
                 continue
-            key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{decisions[t]}".encode())
-            decisions[t] += 1
+            phase = int(arrays.phase[t])
+            tag = "" if phase == eng.TURN else f"{phase}:"  # own-turn keys as before phases existed
+            key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{tag}{decisions[t, phase]}".encode())
+            decisions[t, phase] += 1
             values = search.action_values(arrays, t, legal, search.KNOWN_HANDS, rollouts, key, no_profile, ctx,
                                           scratch)
             q = np.full(eng.N_ACTIONS, np.nan, np.float32)
             q[legal] = values.mean(axis=0)
             rows["q"].append(q)
+            rows["phase"].append(phase)
             rows["mask"].append(arrays.mask[t].astype(np.bool_))
             rows["x"].append(student.net.prepare(obs["observation"][t:t + 1])[0].astype(np.float16))
         obs, _, terminated, _, info = venv.step(actions, active=active)
         active &= ~terminated
     venv.close()
-    return {k: np.stack(v) for k, v in rows.items()}
+    if not rows["q"]:  # no choice in these phases in this block
+        planes = student.net.prepare(obs["observation"][:1])[0].shape
+        return {"x": np.zeros((0, *planes), np.float16), "mask": np.zeros((0, eng.N_ACTIONS), np.bool_),
+                "q": np.zeros((0, eng.N_ACTIONS), np.float32), "phase": np.zeros(0, np.int8)}
+    return {k: np.array(v, dtype=np.int8) if k == "phase" else np.stack(v) for k, v in rows.items()}
 
 
 def _label_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
@@ -113,11 +126,13 @@ def label(a: argparse.Namespace, out: Path) -> list[Path]:
 
     folder = out / "labels"
     meta = {k: str(getattr(a, k)) if k == "policy" else getattr(a, k) for k in LABEL_KEYS}
+    meta["phases"] = list(a.phases)
     if (folder / "meta.json").exists():
         try:
             kept = json.loads((folder / "meta.json").read_text())
         except ValueError as exc:
             raise LabelError(f"{folder / 'meta.json'}: not readable JSON ({exc}); use another --out") from exc
+        kept.setdefault("phases", ["turn"])  # labels from before --phases existed
         if kept != meta:
             changed = sorted(k for k in LABEL_KEYS if kept.get(k) != meta[k])
             raise LabelError(f"{folder} holds labels made with other settings ({', '.join(changed)}: "
@@ -127,7 +142,7 @@ def label(a: argparse.Namespace, out: Path) -> list[Path]:
         (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     starts = range(0, a.deals, a.block)
     path = {s: folder / f"block_{s:06d}.npz" for s in starts}
-    jobs = [(str(a.policy), a.preset, a.seed, s, min(s + a.block, a.deals), a.rollouts)
+    jobs = [(str(a.policy), a.preset, a.seed, s, min(s + a.block, a.deals), a.rollouts, tuple(a.phases))
             for s in starts if not path[s].exists()]
     with ProcessPoolExecutor(a.workers) as pool, tqdm(total=len(starts), initial=len(starts) - len(jobs),
                                                      unit="block", desc="search labels") as bar:
@@ -145,11 +160,13 @@ def read_labels(paths: list[Path]) -> tuple[dict[str, np.ndarray], np.ndarray]:
     for i, p in enumerate(paths):
         try:
             with np.load(p) as z:
-                parts.append({k: z[k] for k in ("x", "mask", "q")})
+                part = {k: z[k] for k in ("x", "mask", "q")}
+                part["phase"] = z["phase"] if "phase" in z.files else np.full(len(part["q"]), PHASES["turn"], np.int8)
+                parts.append(part)
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             raise LabelError(f"{p}: not a readable label block ({type(exc).__name__}); delete it to label it again") from exc
         block.append(np.full(len(parts[-1]["q"]), i))
-    return {k: np.concatenate([d[k] for d in parts]) for k in ("x", "mask", "q")}, np.concatenate(block)
+    return {k: np.concatenate([d[k] for d in parts]) for k in ("x", "mask", "q", "phase")}, np.concatenate(block)
 
 
 def tilted_target(prior: torch.Tensor, q: np.ndarray, mask: torch.Tensor, tau: float) -> torch.Tensor:
@@ -167,6 +184,16 @@ def search_regret(net: Any, x: torch.Tensor, mask: torch.Tensor, q: np.ndarray) 
     return float(np.mean(qf.max(axis=1) - qf[np.arange(len(q)), act]))
 
 
+def held_out_regrets(net: Any, x: torch.Tensor, mask: torch.Tensor, q: np.ndarray, phase: np.ndarray) -> dict[str, float]:
+    """``search_regret`` over all the rows (``"all"``) and over each phase's rows."""
+    regrets = {"all": search_regret(net, x, mask, q)}
+    for name, code in PHASES.items():
+        rows = np.flatnonzero(phase == code)
+        if len(rows):
+            regrets[name] = search_regret(net, x[rows], mask[rows], q[rows])
+    return regrets
+
+
 def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Path) -> dict[str, Any]:
     """Phase 2: fine-tune the policy on the labels; write ``checkpoint.pt``; the held-out report."""
     from agents.neural import net_from_checkpoint
@@ -181,8 +208,10 @@ def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Pat
         prior = torch.cat([torch.log_softmax(net.logits(x[i:i + 4096].float(), mask[i:i + 4096]), 1)
                            for i in range(0, len(x), 4096)])
     target = tilted_target(prior, q, mask, a.tau)
+    phase = data["phase"]
     report: dict[str, Any] = {"decisions": len(q), "held_out": len(held),
-                              "regret_before": search_regret(net, x[held], mask[held], q[held])}
+                              "decisions_by_phase": {k: int((phase == c).sum()) for k, c in PHASES.items()}}
+    before = held_out_regrets(net, x[held], mask[held], q[held], phase[held])
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     optimizer = torch.optim.Adam(net.parameters(), lr=a.lr)
@@ -197,23 +226,36 @@ def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Pat
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
             optimizer.step()
     net.eval()
-    report["regret_after"] = search_regret(net, x[held], mask[held], q[held])
+    after = held_out_regrets(net, x[held], mask[held], q[held], phase[held])
+    report.update(regret_before=before.pop("all"), regret_after=after.pop("all"),
+                  regret_by_phase={k: {"before": before[k], "after": after[k]} for k in before})
     payload = {k: ckpt[k] for k in KEPT if k in ckpt}
     payload.update(arch=ckpt["arch"], model=net.state_dict(),
                    distill={"policy": str(a.policy), "preset": a.preset, "deals": a.deals, "seed": a.seed,
-                            "rollouts": a.rollouts, "tau": a.tau, "lr": a.lr, "epochs": a.epochs})
+                            "rollouts": a.rollouts, "phases": list(a.phases), "tau": a.tau, "lr": a.lr, "epochs": a.epochs})
     save_checkpoint(out / "checkpoint.pt", payload)
     return report
 
 
+def _phases(text: str) -> tuple[str, ...]:
+    """``--phases``: known phase names, each once, in PHASES order."""
+    names = [t.strip() for t in text.split(",")]
+    unknown = [t for t in names if t not in PHASES]
+    if unknown or len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: give distinct names among {', '.join(PHASES)}")
+    return tuple(k for k in PHASES if k in names)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``bench/probe_distill.py``."""
-    p = argparse.ArgumentParser(prog="bench/probe_distill.py", description=__doc__.splitlines()[0])
+    """The command line of ``python -m train.distill``."""
+    p = argparse.ArgumentParser(prog="python -m train.distill", description=" ".join(__doc__.splitlines()[:2]))
     p.add_argument("--policy", required=True, help="a blood-battle policy checkpoint (.pt) to fine-tune")
     p.add_argument("--preset", default="happy", choices=("happy", "qq"))
     p.add_argument("--deals", type=int, default=2000, help="deals labelled, each in four rotations")
     p.add_argument("--seed", type=int, default=4242, help="deal seeds deal_seed(seed, d); keep off evaluation seeds")
     p.add_argument("--rollouts", type=int, default=32, help="worlds per searched decision")
+    p.add_argument("--phases", type=_phases, default=("turn",),
+                   help="comma-separated decision phases the teacher labels: turn (default), claim, void")
     p.add_argument("--block", type=int, default=20, help="deals per label file")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--tau", type=float, default=1.0, help="beans: how far the search values tilt the policy")
@@ -237,17 +279,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ckpt = read_checkpoint(a.policy)
     except CheckpointError as exc:
-        print(f"probe_distill.py: error: {exc}", file=sys.stderr)
+        print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
     if ckpt["arch"]["game"] != "blood_battle":
-        print(f"probe_distill.py: error: {a.policy} plays {ckpt['arch']['game']}; the search teacher "
+        print(f"train.distill: error: {a.policy} plays {ckpt['arch']['game']}; the search teacher "
               "is compiled for the blood battle only", file=sys.stderr)
         return 2
     out = Path(a.out)
     try:
         report = fit(a, ckpt, label(a, out), out)
     except LabelError as exc:
-        print(f"probe_distill.py: error: {exc}", file=sys.stderr)
+        print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
     (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"{report['decisions']} decisions labelled; held-out search regret {report['regret_before']:.3f} → "
