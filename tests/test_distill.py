@@ -2,6 +2,7 @@
 resume, and the errors a bad command gets."""
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -76,8 +77,8 @@ def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path
     assert any(not torch.equal(before[k], after[k]) for k in before)
     assert set(report["regret_by_phase"]) == {"turn"} and report["decisions_by_phase"]["claim"] == 0
     meta = json.loads((out / "labels" / "meta.json").read_text())
-    assert meta.pop("phases") == ["turn"]
-    (out / "labels" / "meta.json").write_text(json.dumps(meta))  # labels from before --phases existed
+    assert meta.pop("phases") == ["turn"] and meta.pop("policy_sha256") == torch.load(HAPPY)["sha256"]
+    (out / "labels" / "meta.json").write_text(json.dumps(meta))  # labels from before --phases and the checksum
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()}
     assert sorted(stamps) == ["block_000000.npz", "block_000001.npz", "meta.json"]
     assert distill.main(args) == 0
@@ -103,13 +104,20 @@ def test_bad_numbers_are_refused(tmp_path, flag, value):
 
 
 def test_labels_of_other_settings_or_damaged_blocks_are_refused(tmp_path, capsys):
-    out = tmp_path / "run"
-    args = ["--policy", HAPPY, "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
+    out, policy = tmp_path / "run", tmp_path / "policy.pt"
+    shutil.copy(HAPPY, policy)
+    args = ["--policy", str(policy), "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
             "--epochs", "1", "--out", str(out)]
     assert distill.main(args) == 0
     stamp = (out / "checkpoint.pt").stat().st_mtime_ns
     assert distill.main([*args[:-2], "--seed", "5", "--out", str(out)]) == 2
     assert "other settings (seed" in capsys.readouterr().err
+    assert distill.main(["--policy", HAPPY, *args[2:-2], "--epochs", "1", "--out", str(out)]) == 0  # same bytes
+    shutil.copy(CHECKPOINTS / "blood_battle_qq.pt", policy)  # another policy at the same path
+    assert distill.main(args) == 2
+    assert "other settings (policy_sha256" in capsys.readouterr().err
+    shutil.copy(HAPPY, policy)
+    stamp = (out / "checkpoint.pt").stat().st_mtime_ns
     assert distill.main([*args[:-2], "--phases", "turn,claim", "--out", str(out)]) == 2
     assert "other settings (phases" in capsys.readouterr().err
     (out / "labels" / "block_000001.npz").write_bytes(b"not a zip")

@@ -51,8 +51,10 @@ from .ppo import save_checkpoint
 HELD_OUT = 10
 """Every HELD_OUT-th block is held out of the fit."""
 MINIBATCH = 512
-LABEL_KEYS = ("policy", "preset", "seed", "rollouts", "block", "phases")
-"""What a run's labels depend on, kept in ``labels/meta.json``: a resumed run must match them."""
+LABEL_KEYS = ("policy_sha256", "preset", "seed", "rollouts", "block", "phases")
+"""What a run's labels depend on, kept in ``labels/meta.json`` with the policy's path: a resumed run
+must match them. The policy is named by its checkpoint's checksum, so another file at the same
+path is refused and the same file at another path is not."""
 PHASES = {"void": 0, "turn": 1, "claim": 2}
 """The decision phases the teacher can label, by their engine codes (``eng.VOID_PHASE`` …)."""
 
@@ -120,21 +122,22 @@ def _label_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
     return args[3], label_block(*args)
 
 
-def label(a: argparse.Namespace, out: Path) -> list[Path]:
+def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[Path]:
     """Phase 1: write every missing block of labels; the blocks' paths in deal order."""
     from tqdm import tqdm
 
     folder = out / "labels"
-    meta = {k: str(getattr(a, k)) if k == "policy" else getattr(a, k) for k in LABEL_KEYS}
-    meta["phases"] = list(a.phases)
+    meta = {"policy": str(a.policy), "policy_sha256": policy_sha256, "preset": a.preset, "seed": a.seed,
+            "rollouts": a.rollouts, "block": a.block, "phases": list(a.phases)}
     if (folder / "meta.json").exists():
         try:
             kept = json.loads((folder / "meta.json").read_text())
         except ValueError as exc:
             raise LabelError(f"{folder / 'meta.json'}: not readable JSON ({exc}); use another --out") from exc
         kept.setdefault("phases", ["turn"])  # labels from before --phases existed
-        if kept != meta:
-            changed = sorted(k for k in LABEL_KEYS if kept.get(k) != meta[k])
+        keys = LABEL_KEYS if "policy_sha256" in kept else ("policy", *LABEL_KEYS[1:])  # or before the checksum
+        changed = sorted(k for k in keys if kept.get(k) != meta[k])
+        if changed:
             raise LabelError(f"{folder} holds labels made with other settings ({', '.join(changed)}: "
                              f"{[kept.get(k) for k in changed]}); use another --out")
     else:
@@ -287,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(a.out)
     try:
-        report = fit(a, ckpt, label(a, out), out)
+        report = fit(a, ckpt, label(a, out, ckpt.get("sha256")), out)
     except LabelError as exc:
         print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
