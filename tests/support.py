@@ -73,6 +73,18 @@ def play_episode(e: AECEnv, seed: int, eager: bool = False,
 # ---------------------------------------------------------------------------- replay logs
 
 
+def finish_vector_table(venv: Any, obs: dict, policy: Any, t: int) -> np.ndarray:
+    """Step only table ``t`` of a vector env with ``policy`` at every seat to the end of its hand;
+    that hand's final beans (per seat)."""
+    active = np.zeros(venv.num_envs, dtype=np.bool_)
+    active[t] = True
+    while active[t]:
+        obs, _, terminated, _, info = venv.step(policy.act_batch(obs["observation"], obs["action_mask"], None),
+                                                active=active)
+        active &= ~terminated
+    return info["beans"][t]
+
+
 def read_records(path: Path) -> list[dict]:
     """The records of a log file, one per line."""
     return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]

@@ -11,16 +11,18 @@ import torch
 
 from agents.registry import load_policy
 from mjenv.vector.engine import blood_battle as eng
+from mjenv.vector.engine import joy_mahjong as joy
 from train import distill
 
 CHECKPOINTS = Path(__file__).parents[1] / "agents" / "checkpoints"
 HAPPY = str(CHECKPOINTS / "blood_battle_happy.pt")
+JOY = str(CHECKPOINTS / "joy_mahjong_popular.pt")
 
 
 @pytest.fixture(scope="module")
 def block():
     """The labels of one deal in four rotations, two worlds per decision."""
-    return distill.label_block(HAPPY, "happy", 7, 0, 1, 2)
+    return distill.label_block(HAPPY, "blood_battle", {"preset": "happy"}, 7, 0, 1, 2)
 
 
 def test_labels_value_exactly_the_legal_actions_of_real_choices(block):
@@ -32,7 +34,7 @@ def test_labels_value_exactly_the_legal_actions_of_real_choices(block):
 
 
 def test_labels_are_reproducible(block):
-    again = distill.label_block(HAPPY, "happy", 7, 0, 1, 2)
+    again = distill.label_block(HAPPY, "blood_battle", {"preset": "happy"}, 7, 0, 1, 2)
     assert all(np.array_equal(block[k], again[k], equal_nan=True) for k in ("x", "mask", "q"))
 
 
@@ -41,7 +43,7 @@ def test_phase_names_are_the_engines_phase_codes():
 
 
 def test_claim_and_void_labels_add_to_the_own_turn_labels_without_changing_them(block):
-    every = distill.label_block(HAPPY, "happy", 7, 0, 1, 2, ("void", "turn", "claim"))
+    every = distill.label_block(HAPPY, "blood_battle", {"preset": "happy"}, 7, 0, 1, 2, ("void", "turn", "claim"))
     phase, mask = every["phase"], every["mask"]
     assert (block["phase"] == distill.PHASES["turn"]).all()
     turn = phase == distill.PHASES["turn"]
@@ -86,13 +88,23 @@ def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--policy", str(CHECKPOINTS / "joy_mahjong_popular.pt")], "blood battle only"),
     (["--policy", "no/such.pt"], "no such checkpoint"),
 ])
 def test_a_policy_it_cannot_distill_exits_2_and_writes_nothing(tmp_path, capsys, argv, message):
     out = tmp_path / "run"
     assert distill.main(argv + ["--out", str(out)]) == 2
     assert message in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--policy", JOY, "--preset", "qq"], "--preset does not apply to"),
+    (["--policy", HAPPY, "--room", "popular"], "--room does not apply to"),
+    (["--policy", JOY, "--phases", "void,turn"], "joy_mahjong has only turn, claim"),
+])
+def test_options_of_the_other_game_are_refused(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        distill.main(argv + ["--out", str(tmp_path / "run")])
+    assert exc.value.code == 2 and message in capsys.readouterr().err and not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("flag, value", [("--rollouts", "1"), ("--deals", "0"), ("--tau", "0"), ("--block", "5000"),
@@ -127,3 +139,34 @@ def test_labels_of_other_settings_or_damaged_blocks_are_refused(tmp_path, capsys
     assert distill.main(args) == 2
     assert "meta.json: not readable JSON" in capsys.readouterr().err
     assert (out / "checkpoint.pt").stat().st_mtime_ns == stamp
+
+
+@pytest.fixture(scope="module")
+def joy_block():
+    """Joy Mahjong labels of one deal in four rotations, own turns and claims, two worlds each."""
+    return distill.label_block(JOY, "joy_mahjong", {"room": "popular"}, 7, 0, 1, 2, ("turn", "claim"))
+
+
+def test_joy_labels_value_the_legal_actions_of_own_turns_and_claims(joy_block):
+    x, mask, q, phase = joy_block["x"], joy_block["mask"], joy_block["q"], joy_block["phase"]
+    assert len(q) > 10 and x.shape[1:] == (load_policy(JOY).net.arch["obs_planes"] + 15, joy.W)
+    assert np.array_equal(~np.isnan(q), mask) and (mask.sum(axis=1) >= 2).all() and not mask[:, joy.HU_A].any()
+    turn, claim = phase == distill.PHASES["turn"], phase == distill.PHASES["claim"]
+    assert (turn | claim).all() and turn.sum() > 0 and claim.sum() > 0
+    assert mask[claim, joy.PASS_A].all() and not mask[claim, joy.DISCARD_A:joy.KONG_A].any()
+    assert not mask[turn, joy.PASS_A].any() and np.unique(q[mask]).size > 1
+    again = distill.label_block(JOY, "joy_mahjong", {"room": "popular"}, 7, 0, 1, 2, ("turn",))
+    assert all(np.array_equal(again[k], joy_block[k][turn], equal_nan=True) for k in ("x", "mask", "q"))
+
+
+def test_a_joy_run_records_its_room_and_writes_a_joy_policy(tmp_path):
+    out = tmp_path / "run"
+    args = ["--policy", JOY, "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
+            "--epochs", "1", "--phases", "turn,claim", "--out", str(out)]
+    assert distill.main(args) == 0
+    meta = json.loads((out / "labels" / "meta.json").read_text())
+    assert (meta["game"], meta["room"], meta["preset"]) == ("joy_mahjong", "popular", None)
+    policy = load_policy(str(out / "checkpoint.pt"))
+    assert policy.net.arch["game"] == "joy_mahjong"
+    assert torch.load(out / "checkpoint.pt")["distill"]["room"] == "popular"
+    assert distill.main([*args[:-2], "--room", "no_fan", "--out", str(out)]) == 2  # labels of another room

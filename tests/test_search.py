@@ -18,6 +18,7 @@ from agents.registry import load_policy
 from agents.vector_arena import play_deals
 from mjenv.vector.encoding import blood_battle as enc
 from mjenv.vector.engine import blood_battle as eng
+from support import finish_vector_table
 
 _spec = importlib.util.spec_from_file_location("probe_search", Path(__file__).parents[1] / "bench" / "probe_search.py")
 probe = importlib.util.module_from_spec(_spec)
@@ -131,13 +132,7 @@ def test_a_clairvoyant_rollout_replays_the_game(turns):
         getattr(arrays, f)[0] = getattr(be.arrays, f)[t]
     action = int(heuristic.act_batch(obs["observation"][t:t + 1], obs["action_mask"][t:t + 1], None)[0])
     won = search.play_out(st, 0, s, action, search.context(be), np.zeros((1, *enc.OBS_SHAPE), np.float32))
-    active = np.zeros(16, dtype=np.bool_)
-    active[t] = True
-    while active[t]:
-        obs, _, terminated, _, info = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None),
-                                                active=active)
-        active &= ~terminated
-    assert won == info["beans"][t, s] - start[s]
+    assert won == finish_vector_table(venv, obs, heuristic, t)[s] - start[s]
     venv.close()
 
 

@@ -211,7 +211,7 @@ def test_opponents_by_name_callable_and_policy_object(game):
             Counting.n += 1
             return super().act(observation, action_mask, rng)
 
-    name = "heuristic" if game == "blood_battle" else "random"  # the heuristic plays blood battle only
+    name = "heuristic"  # each game's own
     env = SingleSeatEnv(game=game, opponents=[name, lowest_legal, Counting()], seat=0)
     assert env.opponents[0].name == name
     assert isinstance(env.opponents[2], Counting)

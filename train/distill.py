@@ -1,21 +1,26 @@
-"""Distil a one-step search that knows the other hands (an oracle teacher) into a trained
-blood-battle policy (the student, which sees only its observation).
+"""Distil a one-step search that knows the other hands (an oracle teacher) into a trained policy
+(the student, which sees only its observation), in either game.
 
     python -m train.distill --policy runs/happy_ppo.pt --preset happy --deals 2000 --seed 4242 \\
         --phases void,turn,claim --out runs/distill_happy
+    python -m train.distill --policy agents/checkpoints/joy_mahjong_popular.pt --room popular \\
+        --deals 500 --rollouts 16 --phases turn,claim --out runs/distill_joy
 
-Two phases, both resumable (a finished phase is not redone):
+The policy's checkpoint names its game; ``--preset`` (blood battle: happy, qq) or ``--room`` (Joy
+Mahjong: popular, eight_fan, no_fan) names the table. Two phases, both resumable (a finished
+phase is not redone):
 
-1. **Label.** The policy plays one seat against three heuristics on the arena's duplicate deals
-   (``deal_seed(seed, d)``, four rotations); deals are split into blocks of ``--block`` and spread
-   over ``--workers`` processes. At each of its decisions with a choice (not 胡) in the phases
-   ``--phases`` names (``turn``: its own turn's discards and kongs, the default; ``claim``: 碰,
-   杠 or pass on another seat's discard; ``void``: 定缺), the teacher
-   (``agents/compiled/search.py``, ``known-hands`` worlds) copies the table ``--rollouts`` times,
-   redraws the live wall's order, and plays every legal action followed by four heuristics to the
-   end of the hand. Each block is written as ``labels/block_<first deal>.npz``: the network's
-   input planes (float16), the mask, each legal action's mean bean change ``q`` (NaN where
-   illegal) and the decision's phase.
+1. **Label.** The policy plays one seat against three of its game's heuristics on the arena's
+   duplicate deals (``deal_seed(seed, d)``, four rotations); deals are split into blocks of
+   ``--block`` and spread over ``--workers`` processes. At each of its decisions with a choice
+   (not 胡) in the phases ``--phases`` names (``turn``: its own turn's discards and kongs, the
+   default; ``claim``: 吃, 碰, 杠 or pass on another seat's discard; ``void``: 定缺, blood battle
+   only), the teacher copies the table ``--rollouts`` times, redraws the live wall's order (the
+   other hands stay true: ``known-hands`` worlds), and plays every legal action followed by four
+   heuristics to the end of the hand (``agents/compiled/search.py``; Joy:
+   ``agents/compiled/search_joy.py``). Each block is written as ``labels/block_<first deal>.npz``:
+   the network's input planes (float16), the mask, each legal action's mean bean change ``q``
+   (NaN where illegal) and the decision's phase (``PHASES``).
 2. **Fit.** Cross-entropy towards ``softmax(log π₀ + q / tau)``: the policy π₀ tilted by the search
    values, the KL-regularised improvement of π₀ (small ``tau``: the search's best action). Blocks
    whose index is a multiple of 10 are held out. Writes ``checkpoint.pt`` (the policy format
@@ -24,8 +29,8 @@ Two phases, both resumable (a finished phase is not redone):
 ``fit.json`` reports, on the held-out decisions (in all and by phase), each policy's **search regret**: the mean of
 ``max q − q[chosen action]`` in beans per decision. Differences between policies are unbiased
 estimates of how many beans per decision the search prefers one to the other (the maximum itself is
-inflated by noise, equally for both). The last step of the shipped happy policy; what it gains,
-by phase and preset, is in docs/baselines.md ("Search distillation").
+inflated by noise, equally for both). The last step of the shipped policies; what it gains,
+by phase, preset and game, is in docs/baselines.md ("Search distillation").
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import zipfile
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import torch
@@ -51,58 +56,90 @@ from .ppo import save_checkpoint
 HELD_OUT = 10
 """Every HELD_OUT-th block is held out of the fit."""
 MINIBATCH = 512
-LABEL_KEYS = ("policy_sha256", "preset", "seed", "rollouts", "block", "phases")
+LABEL_KEYS = ("policy_sha256", "game", "preset", "room", "seed", "rollouts", "block", "phases")
 """What a run's labels depend on, kept in ``labels/meta.json`` with the policy's path: a resumed run
 must match them. The policy is named by its checkpoint's checksum, so another file at the same
 path is refused and the same file at another path is not."""
 PHASES = {"void": 0, "turn": 1, "claim": 2}
-"""The decision phases the teacher can label, by their engine codes (``eng.VOID_PHASE`` …)."""
+"""The decision phases the teacher can label, by the codes label rows record (the blood-battle
+engine's ``VOID_PHASE``, ``TURN``, ``CLAIM``, so its rows from before Joy keep their meaning)."""
+GAME_PHASES = {"blood_battle": ("void", "turn", "claim"), "joy_mahjong": ("turn", "claim")}
+"""The phases each game has (Joy has no 定缺; its 抢杠 windows always offer 胡, which is not labelled)."""
 
 
 class LabelError(ValueError):
     """A run folder whose labels are damaged or were made with other settings."""
 
 
-def label_block(policy: str, preset: str, seed: int, start: int, stop: int, rollouts: int,
-                phases: tuple[str, ...] = ("turn",)) -> dict[str, np.ndarray]:
-    """Deals ``[start, stop)`` × 4 rotations of ``policy`` against three heuristics, with the
-    search values of each of the policy's decisions in ``phases`` (module docstring)."""
-    import mjenv.vector as mv
+class Teacher(NamedTuple):
+    """A game's known-hands search and what the labelling loop needs of its engine."""
+
+    heuristic: Any
+    phase_names: dict[int, str]
+    """The game's engine phase codes of the labelled phases, to their names."""
+    hu: int
+    n_actions: int
+    values: Callable[[Any, int, np.ndarray, int], np.ndarray]
+    """(arrays, table, legal actions, key) → bean changes (rollouts, len(legal))."""
+
+
+def teacher(game: str, backend: Any, rollouts: int) -> Teacher:
+    """The known-hands search of ``game`` over ``rollouts`` worlds, on ``backend``'s table."""
+    if game == "joy_mahjong":
+        from agents.compiled import search_joy
+        from agents.registry import load_policy
+        from mjenv.vector.engine import joy_mahjong as joy
+
+        ctx, scratch = search_joy.context(backend), joy.new_state(joy.N_ACTIONS * rollouts)
+        return Teacher(load_policy("heuristic", game=game), {joy.TURN: "turn", joy.CLAIM: "claim"}, joy.HU_A,
+                       joy.N_ACTIONS, lambda arrays, t, legal, key: search_joy.action_values(
+                           arrays, t, legal, rollouts, key, ctx, scratch))
     from agents.compiled import search
     from agents.heuristic import HeuristicPolicy
     from mjenv.vector.engine import blood_battle as eng
+
+    ctx, scratch = search.context(backend), eng.new_state(eng.N_ACTIONS * rollouts)
+    no_profile = np.zeros((search.MAX_DISCARDS, search.SHANTEN_COLS))
+    return Teacher(HeuristicPolicy(rules=backend.rules),
+                   {eng.VOID_PHASE: "void", eng.TURN: "turn", eng.CLAIM: "claim"}, eng.HU_A, eng.N_ACTIONS,
+                   lambda arrays, t, legal, key: search.action_values(
+                       arrays, t, legal, search.KNOWN_HANDS, rollouts, key, no_profile, ctx, scratch))
+
+
+def label_block(policy: str, game: str, options: dict[str, str], seed: int, start: int, stop: int,
+                rollouts: int, phases: tuple[str, ...] = ("turn",)) -> dict[str, np.ndarray]:
+    """Deals ``[start, stop)`` × 4 rotations of ``policy`` against three heuristics at a ``game``
+    table with ``options``, with the search values of each of the policy's decisions in ``phases``
+    (module docstring)."""
+    import mjenv.vector as mv
 
     torch.set_num_threads(1)
     n = 4 * (stop - start)
     deal, rotation = start + np.arange(n) // 4, np.arange(n) % 4
     student_at = np.array([lineup(2, r) for r in range(4)])[rotation] == 0
-    venv = mv.make("blood_battle", n, copy=False, preset=preset)
+    venv = mv.make(game, n, copy=False, **options)
     arrays = venv.backend.arrays
-    heuristic = HeuristicPolicy(rules=venv.backend.rules)
+    oracle = teacher(game, venv.backend, rollouts)
     student = NeuralPolicy.load(policy, rules=venv.backend.rules)
-    ctx, scratch = search.context(venv.backend), eng.new_state(eng.N_ACTIONS * rollouts)
-    no_profile = np.zeros((search.MAX_DISCARDS, search.SHANTEN_COLS))
     obs, info = venv.reset(seed=[deal_seed(seed, int(d)) for d in deal])
-    codes = np.array([PHASES[p] for p in phases])
+    codes = np.array([c for c, name in oracle.phase_names.items() if name in phases])
     active, decisions = np.ones(n, dtype=np.bool_), np.zeros((n, len(PHASES)), dtype=np.int64)
     rows: dict[str, list[Any]] = {"x": [], "mask": [], "q": [], "phase": []}
     while active.any():
-        actions = heuristic.act_batch(obs["observation"], obs["action_mask"], None)
+        actions = oracle.heuristic.act_batch(obs["observation"], obs["action_mask"], None)
         mine = np.flatnonzero(active & student_at[np.arange(n), info["seat"]])
         if len(mine):
             actions[mine] = student.act_batch(obs["observation"][mine], obs["action_mask"][mine], None)
         for t in mine[np.isin(arrays.phase[mine], codes)]:
             legal = np.flatnonzero(arrays.mask[t])
-            if len(legal) < 2 or arrays.mask[t, eng.HU_A]:
+            if len(legal) < 2 or arrays.mask[t, oracle.hu]:
                 continue
-            phase = int(arrays.phase[t])
-            tag = "" if phase == eng.TURN else f"{phase}:"  # own-turn keys as before phases existed
+            phase = PHASES[oracle.phase_names[int(arrays.phase[t])]]
+            tag = "" if phase == PHASES["turn"] else f"{phase}:"  # own-turn keys as before phases existed
             key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{tag}{decisions[t, phase]}".encode())
             decisions[t, phase] += 1
-            values = search.action_values(arrays, t, legal, search.KNOWN_HANDS, rollouts, key, no_profile, ctx,
-                                          scratch)
-            q = np.full(eng.N_ACTIONS, np.nan, np.float32)
-            q[legal] = values.mean(axis=0)
+            q = np.full(oracle.n_actions, np.nan, np.float32)
+            q[legal] = oracle.values(arrays, t, legal, key).mean(axis=0)
             rows["q"].append(q)
             rows["phase"].append(phase)
             rows["mask"].append(arrays.mask[t].astype(np.bool_))
@@ -112,14 +149,14 @@ def label_block(policy: str, preset: str, seed: int, start: int, stop: int, roll
     venv.close()
     if not rows["q"]:  # no choice in these phases in this block
         planes = student.net.prepare(obs["observation"][:1])[0].shape
-        return {"x": np.zeros((0, *planes), np.float16), "mask": np.zeros((0, eng.N_ACTIONS), np.bool_),
-                "q": np.zeros((0, eng.N_ACTIONS), np.float32), "phase": np.zeros(0, np.int8)}
+        return {"x": np.zeros((0, *planes), np.float16), "mask": np.zeros((0, oracle.n_actions), np.bool_),
+                "q": np.zeros((0, oracle.n_actions), np.float32), "phase": np.zeros(0, np.int8)}
     return {k: np.array(v, dtype=np.int8) if k == "phase" else np.stack(v) for k, v in rows.items()}
 
 
 def _label_job(args: tuple) -> tuple[int, dict[str, np.ndarray]]:
     """``label_block`` in a worker process, with the block's first deal."""
-    return args[3], label_block(*args)
+    return args[4], label_block(*args)
 
 
 def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[Path]:
@@ -127,14 +164,16 @@ def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[P
     from tqdm import tqdm
 
     folder = out / "labels"
-    meta = {"policy": str(a.policy), "policy_sha256": policy_sha256, "preset": a.preset, "seed": a.seed,
-            "rollouts": a.rollouts, "block": a.block, "phases": list(a.phases)}
+    meta = {"policy": str(a.policy), "policy_sha256": policy_sha256, "game": a.game, "preset": a.preset,
+            "room": a.room, "seed": a.seed, "rollouts": a.rollouts, "block": a.block, "phases": list(a.phases)}
     if (folder / "meta.json").exists():
         try:
             kept = json.loads((folder / "meta.json").read_text())
         except ValueError as exc:
             raise LabelError(f"{folder / 'meta.json'}: not readable JSON ({exc}); use another --out") from exc
         kept.setdefault("phases", ["turn"])  # labels from before --phases existed
+        kept.setdefault("game", "blood_battle")  # or before Joy
+        kept.setdefault("room", None)
         keys = LABEL_KEYS if "policy_sha256" in kept else ("policy", *LABEL_KEYS[1:])  # or before the checksum
         changed = sorted(k for k in keys if kept.get(k) != meta[k])
         if changed:
@@ -145,7 +184,8 @@ def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[P
         (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     starts = range(0, a.deals, a.block)
     path = {s: folder / f"block_{s:06d}.npz" for s in starts}
-    jobs = [(str(a.policy), a.preset, a.seed, s, min(s + a.block, a.deals), a.rollouts, tuple(a.phases))
+    options = {"room": a.room} if a.game == "joy_mahjong" else {"preset": a.preset}
+    jobs = [(str(a.policy), a.game, options, a.seed, s, min(s + a.block, a.deals), a.rollouts, tuple(a.phases))
             for s in starts if not path[s].exists()]
     with ProcessPoolExecutor(a.workers) as pool, tqdm(total=len(starts), initial=len(starts) - len(jobs),
                                                      unit="block", desc="search labels") as bar:
@@ -234,7 +274,8 @@ def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Pat
                   regret_by_phase={k: {"before": before[k], "after": after[k]} for k in before})
     payload = {k: ckpt[k] for k in KEPT if k in ckpt}
     payload.update(arch=ckpt["arch"], model=net.state_dict(),
-                   distill={"policy": str(a.policy), "preset": a.preset, "deals": a.deals, "seed": a.seed,
+                   distill={"policy": str(a.policy), "game": a.game, "preset": a.preset, "room": a.room,
+                            "deals": a.deals, "seed": a.seed,
                             "rollouts": a.rollouts, "phases": list(a.phases), "tau": a.tau, "lr": a.lr, "epochs": a.epochs})
     save_checkpoint(out / "checkpoint.pt", payload)
     return report
@@ -252,13 +293,15 @@ def _phases(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m train.distill``."""
     p = argparse.ArgumentParser(prog="python -m train.distill", description=" ".join(__doc__.splitlines()[:2]))
-    p.add_argument("--policy", required=True, help="a blood-battle policy checkpoint (.pt) to fine-tune")
-    p.add_argument("--preset", default="happy", choices=("happy", "qq"))
+    p.add_argument("--policy", required=True, help="a policy checkpoint (.pt) of either game to fine-tune")
+    p.add_argument("--preset", choices=("happy", "qq"), help="blood battle: the rule preset (default happy)")
+    p.add_argument("--room", choices=("popular", "eight_fan", "no_fan"), help="Joy Mahjong: the room (default popular)")
     p.add_argument("--deals", type=int, default=2000, help="deals labelled, each in four rotations")
     p.add_argument("--seed", type=int, default=4242, help="deal seeds deal_seed(seed, d); keep off evaluation seeds")
     p.add_argument("--rollouts", type=int, default=32, help="worlds per searched decision")
     p.add_argument("--phases", type=_phases, default=("turn",),
-                   help="comma-separated decision phases the teacher labels: turn (default), claim, void")
+                   help="comma-separated decision phases the teacher labels: turn (default), claim, "
+                        "void (blood battle only)")
     p.add_argument("--block", type=int, default=20, help="deals per label file")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--tau", type=float, default=1.0, help="beans: how far the search values tilt the policy")
@@ -269,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Label, then fit; exit status 2 on bad arguments or an unreadable or non-blood-battle policy."""
+    """Label, then fit; exit status 2 on bad arguments, an unreadable policy or labels of other settings."""
     parser = build_parser()
     a = parser.parse_args(argv)
     for name in ("deals", "rollouts", "block", "workers", "epochs"):
@@ -284,10 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as exc:
         print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
-    if ckpt["arch"]["game"] != "blood_battle":
-        print(f"train.distill: error: {a.policy} plays {ckpt['arch']['game']}; the search teacher "
-              "is compiled for the blood battle only", file=sys.stderr)
-        return 2
+    a.game = ckpt["arch"]["game"]
+    table, other = ("room", "preset") if a.game == "joy_mahjong" else ("preset", "room")
+    if getattr(a, other) is not None:
+        parser.error(f"--{other} does not apply to {a.policy}, a {a.game} policy: use --{table}")
+    setattr(a, table, getattr(a, table) or ("popular" if table == "room" else "happy"))
+    missing = [p for p in a.phases if p not in GAME_PHASES[a.game]]
+    if missing:
+        parser.error(f"--phases {','.join(missing)}: {a.game} has only {', '.join(GAME_PHASES[a.game])}")
     out = Path(a.out)
     try:
         report = fit(a, ckpt, label(a, out, ckpt.get("sha256")), out)
