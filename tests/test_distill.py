@@ -33,6 +33,22 @@ def test_labels_value_exactly_the_legal_actions_of_real_choices(block):
     assert np.unique(q[mask]).size > 1  # the actions lead to different outcomes
 
 
+def test_the_half_values_are_the_first_half_of_the_worlds(block):
+    q, q_half = block["q"], block["q_half"]  # two worlds: the first, and the mean of both
+    assert np.array_equal(np.isnan(q_half), np.isnan(q))
+    assert not np.allclose(q_half[block["mask"]], q[block["mask"]])
+
+
+def test_label_reliability_compares_the_two_halves_of_the_worlds():
+    first = np.array([[1.0, 3.0, np.nan], [2.0, 0.0, 1.0]], dtype=np.float32)
+    agree = distill.label_reliability((first + 2 * first) / 2, first, 2)  # second half = 2 × first
+    assert agree["best_action_agreement"] == 1.0 and agree["value_correlation"] == pytest.approx(1.0)
+    opposite = distill.label_reliability((first - first) / 2, first, 2)  # second half = −first
+    assert opposite["best_action_agreement"] == 0.0 and opposite["value_correlation"] == pytest.approx(-1.0)
+    uneven = distill.label_reliability((first + 2 * 2 * first) / 3, first, 3)  # 1 world, then 2 with 2 × first
+    assert uneven["value_correlation"] == pytest.approx(1.0)
+
+
 def test_labels_are_reproducible(block):
     again = distill.label_block(HAPPY, "blood_battle", {"preset": "happy"}, 7, 0, 1, 2)
     assert all(np.array_equal(block[k], again[k], equal_nan=True) for k in ("x", "mask", "q"))
@@ -78,13 +94,20 @@ def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path
     after = policy.net.state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in before)
     assert set(report["regret_by_phase"]) == {"turn"} and report["decisions_by_phase"]["claim"] == 0
+    reliability = report["label_reliability"]
+    assert 0 < reliability["best_action_agreement"] <= 1 and -1 <= reliability["value_correlation"] <= 1
     meta = json.loads((out / "labels" / "meta.json").read_text())
     assert meta.pop("phases") == ["turn"] and meta.pop("policy_sha256") == torch.load(HAPPY)["sha256"]
-    (out / "labels" / "meta.json").write_text(json.dumps(meta))  # labels from before --phases and the checksum
+    assert meta.pop("game") == "blood_battle" and meta.pop("room") is None
+    (out / "labels" / "meta.json").write_text(json.dumps(meta))  # labels from before --phases, the checksum and Joy
+    with np.load(out / "labels" / "block_000001.npz") as z:
+        old = {k: z[k] for k in ("x", "mask", "q")}
+    np.savez(out / "labels" / "block_000001.npz", **old)  # a block from before phases and half values
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()}
     assert sorted(stamps) == ["block_000000.npz", "block_000001.npz", "meta.json"]
     assert distill.main(args) == 0
     assert {p.name: p.stat().st_mtime_ns for p in (out / "labels").iterdir()} == stamps
+    assert "label_reliability" not in json.loads((out / "fit.json").read_text())
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -20,7 +20,8 @@ phase is not redone):
    heuristics to the end of the hand (``agents/compiled/search.py``; Joy:
    ``agents/compiled/search_joy.py``). Each block is written as ``labels/block_<first deal>.npz``:
    the network's input planes (float16), the mask, each legal action's mean bean change ``q``
-   (NaN where illegal) and the decision's phase (``PHASES``).
+   (NaN where illegal), the same mean over the first half of the worlds ``q_half`` and the
+   decision's phase (``PHASES``).
 2. **Fit.** Cross-entropy towards ``softmax(log π₀ + q / tau)``: the policy π₀ tilted by the search
    values, the KL-regularised improvement of π₀ (small ``tau``: the search's best action). Blocks
    whose index is a multiple of 10 are held out. Writes ``checkpoint.pt`` (the policy format
@@ -29,8 +30,11 @@ phase is not redone):
 ``fit.json`` reports, on the held-out decisions (in all and by phase), each policy's **search regret**: the mean of
 ``max q − q[chosen action]`` in beans per decision. Differences between policies are unbiased
 estimates of how many beans per decision the search prefers one to the other (the maximum itself is
-inflated by noise, equally for both). The last step of the shipped policies; what it gains,
-by phase, preset and game, is in docs/baselines.md ("Search distillation").
+inflated by noise, equally for both). It also reports the labels' **reliability**: how often the
+two halves of each decision's worlds pick the same best action, and how well their values
+correlate (``label_reliability``); low values mean noisy labels that want more ``--rollouts``.
+The last step of the shipped blood-battle policies; what it gains, by phase, preset and game, is
+in docs/baselines.md ("Search distillation").
 """
 
 from __future__ import annotations
@@ -124,7 +128,7 @@ def label_block(policy: str, game: str, options: dict[str, str], seed: int, star
     obs, info = venv.reset(seed=[deal_seed(seed, int(d)) for d in deal])
     codes = np.array([c for c, name in oracle.phase_names.items() if name in phases])
     active, decisions = np.ones(n, dtype=np.bool_), np.zeros((n, len(PHASES)), dtype=np.int64)
-    rows: dict[str, list[Any]] = {"x": [], "mask": [], "q": [], "phase": []}
+    rows: dict[str, list[Any]] = {"x": [], "mask": [], "q": [], "q_half": [], "phase": []}
     while active.any():
         actions = oracle.heuristic.act_batch(obs["observation"], obs["action_mask"], None)
         mine = np.flatnonzero(active & student_at[np.arange(n), info["seat"]])
@@ -138,9 +142,11 @@ def label_block(policy: str, game: str, options: dict[str, str], seed: int, star
             tag = "" if phase == PHASES["turn"] else f"{phase}:"  # own-turn keys as before phases existed
             key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{tag}{decisions[t, phase]}".encode())
             decisions[t, phase] += 1
-            q = np.full(oracle.n_actions, np.nan, np.float32)
-            q[legal] = oracle.values(arrays, t, legal, key).mean(axis=0)
+            q, q_half = np.full((2, oracle.n_actions), np.nan, np.float32)
+            values = oracle.values(arrays, t, legal, key)
+            q[legal], q_half[legal] = values.mean(axis=0), values[:rollouts // 2].mean(axis=0)
             rows["q"].append(q)
+            rows["q_half"].append(q_half)
             rows["phase"].append(phase)
             rows["mask"].append(arrays.mask[t].astype(np.bool_))
             rows["x"].append(student.net.prepare(obs["observation"][t:t + 1])[0].astype(np.float16))
@@ -150,7 +156,8 @@ def label_block(policy: str, game: str, options: dict[str, str], seed: int, star
     if not rows["q"]:  # no choice in these phases in this block
         planes = student.net.prepare(obs["observation"][:1])[0].shape
         return {"x": np.zeros((0, *planes), np.float16), "mask": np.zeros((0, oracle.n_actions), np.bool_),
-                "q": np.zeros((0, oracle.n_actions), np.float32), "phase": np.zeros(0, np.int8)}
+                "q": np.zeros((0, oracle.n_actions), np.float32), "q_half": np.zeros((0, oracle.n_actions), np.float32),
+                "phase": np.zeros(0, np.int8)}
     return {k: np.array(v, dtype=np.int8) if k == "phase" else np.stack(v) for k, v in rows.items()}
 
 
@@ -198,18 +205,22 @@ def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[P
 
 
 def read_labels(paths: list[Path]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The labels of every block, and each row's block index."""
+    """The labels of every block, and each row's block index; ``q_half`` only when every block has
+    it (labels from before it existed do not)."""
     parts, block = [], []
     for i, p in enumerate(paths):
         try:
             with np.load(p) as z:
                 part = {k: z[k] for k in ("x", "mask", "q")}
+                if "q_half" in z.files:
+                    part["q_half"] = z["q_half"]
                 part["phase"] = z["phase"] if "phase" in z.files else np.full(len(part["q"]), PHASES["turn"], np.int8)
                 parts.append(part)
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             raise LabelError(f"{p}: not a readable label block ({type(exc).__name__}); delete it to label it again") from exc
         block.append(np.full(len(parts[-1]["q"]), i))
-    return {k: np.concatenate([d[k] for d in parts]) for k in ("x", "mask", "q", "phase")}, np.concatenate(block)
+    keys = ("x", "mask", "q", "phase") + (("q_half",) if all("q_half" in d for d in parts) else ())
+    return {k: np.concatenate([d[k] for d in parts]) for k in keys}, np.concatenate(block)
 
 
 def tilted_target(prior: torch.Tensor, q: np.ndarray, mask: torch.Tensor, tau: float) -> torch.Tensor:
@@ -237,6 +248,22 @@ def held_out_regrets(net: Any, x: torch.Tensor, mask: torch.Tensor, q: np.ndarra
     return regrets
 
 
+def label_reliability(q: np.ndarray, q_half: np.ndarray, rollouts: int) -> dict[str, float]:
+    """How far two independent halves of each decision's rollouts agree: the share of decisions
+    whose best action is the same in both, and the median correlation of their action values. Low
+    values say the labels are mostly noise and want more ``--rollouts``."""
+    first = rollouts // 2
+    second = (rollouts * q - first * q_half) / (rollouts - first)
+    a, b = (np.where(np.isnan(v), -np.inf, v) for v in (q_half, second))
+    same = float(np.mean(a.argmax(axis=1) == b.argmax(axis=1)))
+    corr = []
+    for x, y in zip(q_half, second):
+        x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+        if x.std() > 0 and y.std() > 0:
+            corr.append(np.corrcoef(x, y)[0, 1])
+    return {"best_action_agreement": same, "value_correlation": float(np.median(corr)) if corr else float("nan")}
+
+
 def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Path) -> dict[str, Any]:
     """Phase 2: fine-tune the policy on the labels; write ``checkpoint.pt``; the held-out report."""
     from agents.neural import net_from_checkpoint
@@ -254,6 +281,8 @@ def fit(a: argparse.Namespace, ckpt: dict[str, Any], paths: list[Path], out: Pat
     phase = data["phase"]
     report: dict[str, Any] = {"decisions": len(q), "held_out": len(held),
                               "decisions_by_phase": {k: int((phase == c).sum()) for k, c in PHASES.items()}}
+    if "q_half" in data:
+        report["label_reliability"] = label_reliability(q, data["q_half"], a.rollouts)
     before = held_out_regrets(net, x[held], mask[held], q[held], phase[held])
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
