@@ -46,6 +46,8 @@ Both give the same records for every policy that follows the ``Policy`` protocol
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
 four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``engine``, ``elapsed_s``.
+Two agents' 1-vs-3 runs against the same opponents on the same seeds pair deal for deal
+(:mod:`agents.compare`, ``mjenv compare``).
 """
 
 from __future__ import annotations

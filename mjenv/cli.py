@@ -229,6 +229,13 @@ def _add_bench_parser(sub: Any) -> None:
 # ---------------------------------------------------------------- eval
 
 
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    """Write ``data`` as indented UTF-8 JSON and say so."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1)
+    print(f"wrote {path}")
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     """Handler of ``mjenv eval``."""
     import importlib.util
@@ -253,9 +260,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     if args.log:
         print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump(result.to_dict(), fh, ensure_ascii=False, indent=1)
-        print(f"wrote {args.out}")
+        _write_json(args.out, result.to_dict())
     if args.plot:
         result.plot(args.plot)
         print(f"wrote {args.plot}")
@@ -291,6 +296,37 @@ def _add_eval_parser(sub: Any) -> None:
                         "reference env, one hand at a time (the default with --log); the results are the same")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_run_eval)
+
+
+# ---------------------------------------------------------------- compare
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv compare``: 0 compared, 2 unreadable or unpaired results."""
+    from agents.compare import compare, load_result  # lazily: mjenv never imports agents at module level
+
+    try:
+        result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
+    except (OSError, ValueError) as exc:
+        print(f"mjenv compare: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.format())
+    if args.out:
+        _write_json(args.out, result.to_dict())
+    return 0
+
+
+def _add_compare_parser(sub: Any) -> None:
+    """``mjenv compare``: paired difference of two agents from 1-vs-3 ``mjenv eval --out`` runs."""
+    p = sub.add_parser("compare", help="paired per-deal difference of two agents from mjenv eval --out runs",
+                       description="Each side: 1-vs-3 runs (mjenv eval --agents A OPPONENT --out F.json), one "
+                                   "per seed. The two sides must cover the same seeds with the same game, "
+                                   "rules and opponents; deals are paired one for one. Exit status 2 on "
+                                   "results that do not pair.")
+    p.add_argument("--base", nargs="+", required=True, metavar="JSON", help="the runs of the agent to beat")
+    p.add_argument("--new", nargs="+", required=True, metavar="JSON", help="the runs of the challenger")
+    p.add_argument("--out", metavar="JSON", type=_output_file, help="write the comparison as JSON")
+    p.set_defaults(func=_run_compare)
 
 
 # ---------------------------------------------------------------- replay
@@ -435,7 +471,7 @@ def _add_play_parser(sub: Any) -> None:
 
 
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
-                                                     _add_eval_parser,
+                                                     _add_eval_parser, _add_compare_parser,
                                                      _add_replay_parser, _add_view_parser, _add_play_parser)
 
 
