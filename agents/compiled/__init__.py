@@ -9,5 +9,19 @@ compiled function next to the readable one it must agree with: the Python versio
 reference (``act``, ``lookahead``) that the tests compare against, and each compiled function
 takes a whole batch and chooses exactly what the Python chooses, tie-breaks included.
 
-Importing compiles nothing: numba compiles on the first call and caches the machine code on disk.
+Importing compiles nothing: numba compiles on the first call and caches the machine code on disk;
+importing drops that cache when any source it may have compiled in changed (:mod:`mjenv.vector.cache`).
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import mjenv
+from mjenv.vector.cache import drop_stale_cache
+
+_ROOT = Path(__file__).parent
+# These functions inline the compiled engine (the search), the reference modules' constants and
+# each other, so any of those sources changing drops this package's cache too.
+drop_stale_cache(_ROOT, [*sorted(_ROOT.parent.glob("*.py")), *sorted(_ROOT.glob("*.py")),
+                         *sorted(Path(mjenv.__file__).parent.rglob("*.py"))])

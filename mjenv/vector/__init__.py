@@ -6,41 +6,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
-import numba
-
 from .backend import Backend
+from .cache import drop_stale_cache
 from .sampling import random_actions
 
 
 def _drop_stale_cache() -> None:
-    """Delete numba's on-disk cache when any source of this package changed.
-
-    numba checks only the timestamp of the file that defines a compiled function, not of the
-    files whose functions and constants it compiles in: an edited engine would otherwise run
-    stale machine code.
-    """
+    """Drop this package's numba cache when its sources changed (see :mod:`.cache`)."""
     root = Path(__file__).parent
-    digest = hashlib.sha1(numba.__version__.encode())
     # The package, and the reference modules whose constants (layouts, plane offsets) it compiles in.
-    for path in [*sorted(root.rglob("*.py")), root.parent / "actions.py", root.parent / "encoding.py"]:
-        digest.update(path.name.encode() + path.read_bytes())
-    stamp = root / "__pycache__" / "numba-sources.sha1"
-    try:
-        if stamp.read_text() == digest.hexdigest():
-            return
-    except FileNotFoundError:
-        pass
-    for cached in [*root.rglob("*.nbi"), *root.rglob("*.nbc")]:
-        cached.unlink(missing_ok=True)
-    try:
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # a read-only install: numba then caches elsewhere or not at all
-        pass
+    drop_stale_cache(root, [*sorted(root.rglob("*.py")), root.parent / "actions.py", root.parent / "encoding.py"])
 
 
 _drop_stale_cache()
