@@ -12,9 +12,11 @@ import pytest
 
 from agents.compiled import features as compiled_features
 from agents.compiled import heuristic as compiled_heuristic
+from agents.compiled import heuristic_joy as compiled_heuristic_joy
 from agents.features import HandEval, improve_masks, suit_costs
 from agents.heuristic import HeuristicPolicy, win_points
 from agents.heuristic_joy import JoyHeuristicPolicy
+from agents.heuristic_joy import distance as joy_distance
 from agents.lookahead import LOOKAHEAD_PLANES, lookahead, with_lookahead
 from agents.lookahead_joy import JOY_LOOKAHEAD_PLANES, lookahead_joy, with_lookahead_joy
 from mjenv import blood_battle_v0, joy_mahjong_v0
@@ -132,6 +134,37 @@ def test_group_costs_and_improve_masks_equal_the_python_tables() -> None:
         key = compiled_features.group_key(h, 0, 7)
         assert tuple(compiled_features.group_costs(honours, key, 7, False)) == \
             _group_costs(int.from_bytes(bytes(h.tolist()), "little"), 7, False)
+
+
+def test_joy_distance_and_acceptance_equal_the_python_heuristics() -> None:
+    """The compiled distance and 受入 count (one suit group recomputed per draw) against the readable
+    ones (the whole distance per draw), on random hands: every meld count, wildcards, hands near
+    seven pairs."""
+    rng = np.random.default_rng(3)
+    suits, honours = compiled_features.suit_table(), compiled_features.honour_table()
+    policy = JoyHeuristicPolicy()
+    checked = 0
+    for _ in range(4000):
+        n_melds = int(rng.integers(0, 5))
+        size = 14 - 3 * n_melds
+        if rng.random() < 0.3:  # pairs-heavy hands exercise the seven-pairs count
+            kinds = rng.choice(34, size=(size + 1) // 2, replace=False)
+            real = np.bincount(np.repeat(kinds, 2)[:size], minlength=34)
+        else:
+            real = np.bincount(rng.choice(np.repeat(np.arange(34), 4), size=size, replace=False), minlength=34)
+        wild = int(rng.integers(0, 34))
+        wilds = int(real[wild])
+        real[wild] = 0
+        unseen = np.maximum(0, 4 - real - rng.integers(0, 3, 34))
+        dist = int(compiled_heuristic_joy.distance(real, n_melds, wilds, suits, honours))
+        assert dist == joy_distance(bytearray(real.tolist()), n_melds, wilds)
+        for k in np.flatnonzero(real):
+            d = dist + int(rng.integers(0, 2))
+            want = policy._acceptance(bytearray(real.tolist()), int(k), n_melds, wilds, d, unseen.tolist(), wild)
+            got = compiled_heuristic_joy._acceptance(real, int(k), n_melds, wilds, d, unseen, wild, suits, honours)
+            assert got == want, (real.tolist(), int(k), n_melds, wilds, d, wild)
+            checked += want > 0
+    assert checked > 10_000
 
 
 def test_shanten_and_useful_draws_equal_hand_eval() -> None:

@@ -102,17 +102,53 @@ def _near(counts: np.ndarray, t: int) -> bool:
 @njit(cache=True, nogil=True)
 def _acceptance(real: np.ndarray, k: int, n_melds: int, wilds: int, dist: int, unseen: np.ndarray,
                 wild: int, suits: np.ndarray, honours: np.ndarray) -> int:
-    """Unseen tiles that shorten the distance once ``k`` is discarded (受入); a drawn wildcard always does."""
+    """Unseen tiles that shorten the distance once ``k`` is discarded (受入); a drawn wildcard always does.
+
+    The same count as calling :func:`distance` once per candidate draw, but a draw changes one
+    suit group, so the other groups' costs and folds are computed once per discard."""
     if k == wild:
         return 0
     real[k] -= 1
+    target = (4 - n_melds) * 2 + 1
+    keys = (group_key(real, 0, 9), group_key(real, 9, 9), group_key(real, 18, 9), group_key(real, 27, 7))
+    m = group_costs(suits, keys[0], 9, True)
+    p = group_costs(suits, keys[1], 9, True)
+    s = group_costs(suits, keys[2], 9, True)
+    z = group_costs(honours, keys[3], 7, False)
+    f_mp = np.empty(target + 1, dtype=np.int64)
+    f_sz = np.empty(target + 1, dtype=np.int64)
+    for y in range(target + 1):
+        f_mp[y], f_sz[y] = fold_at(m, p, y), fold_at(s, z, y)
+    pairs = singles = 0
+    for c in real:
+        pairs += min(c, 4) // 2
+        singles += c % 2
     total = unseen[wild]
     for t in range(N_KINDS):
-        if t != wild and unseen[t] and real[t] < 4 and _near(real, t):
-            real[t] += 1
-            if distance(real, n_melds, wilds, suits, honours) < dist:
-                total += unseen[t]
-            real[t] -= 1
+        if t == wild or not unseen[t] or real[t] >= 4 or not _near(real, t):
+            continue
+        g = min(t // 9, 3)
+        key = keys[g] + 5 ** (t - 9 * g)  # one more copy of t (fewer than 4 held)
+        gap = INF
+        if g == 3:
+            z2 = group_costs(honours, key, 7, False)
+            for y in range(target + 1):
+                gap = min(gap, f_mp[y] + fold_at(s, z2, target - y))
+        elif g == 2:
+            s2 = group_costs(suits, key, 9, True)
+            for y in range(target + 1):
+                gap = min(gap, f_mp[y] + fold_at(s2, z, target - y))
+        else:
+            g2 = group_costs(suits, key, 9, True)
+            for y in range(target + 1):
+                gap = min(gap, (fold_at(g2, p, y) if g == 0 else fold_at(m, g2, y)) + f_sz[target - y])
+        if n_melds == 0:  # seven pairs: one more copy makes a pair of an odd count, a single of an even one
+            odd = real[t] % 2
+            short = max(0, 7 - (pairs + odd))
+            more = singles - 1 if odd else singles + 1
+            gap = min(gap, short if short <= more else more + 2 * (short - more))
+        if gap - wilds < dist:
+            total += unseen[t]
     real[k] += 1
     return total
 
