@@ -1,15 +1,19 @@
-"""How much a one-step search over heuristic rollouts gains in the blood battle, by what it knows.
+"""How much a one-step search over heuristic rollouts gains, by what it knows.
 
     python bench/probe_search.py --deals 100 --rollouts 32 --workers 2
+    python bench/probe_search.py --game joy_mahjong --claims --z 1
 
 One seat searches, three compiled heuristics play the others, on the duplicate arena's deals
 (every deal in four rotations, the arena's seeds). At each own-turn decision with a choice (not
-胡, which the heuristic always takes), the searcher copies its table K times, *resamples* what it
-must not see, and plays every legal action in each copy followed by four heuristics to the end
-of the hand (common random numbers: all actions see the same K worlds). It plays the action with
-the best mean bean change when its lead over the heuristic's own choice exceeds ``z`` standard
-errors (z = 0: the best mean), else the heuristic's choice. The kinds of ``--worlds`` (what is
-redrawn) are described in ``agents/compiled/search.py``, which holds the compiled search.
+胡, which the heuristic always takes; with ``--claims`` also each claim window), the searcher
+copies its table K times, *resamples* what it must not see, and plays every legal action in each
+copy followed by four heuristics to the end of the hand (common random numbers: all actions see
+the same K worlds). It plays the action with the best mean bean change when its lead over the
+heuristic's own choice exceeds ``z`` standard errors (z = 0: the best mean), else the heuristic's
+choice. The kinds of ``--worlds`` (what is redrawn) are described in
+``agents/compiled/search.py``, which holds the blood battle's compiled search; Joy Mahjong has
+only ``known-hands`` (``agents/compiled/search_joy.py``: the wall is redrawn, the hands are
+known), the teacher ``train/distill.py`` labels with.
 
 Prints the searcher's beans per hand with the duplicate 95% interval (per-deal means over the
 four rotations), the searched and changed decisions, and the time. A research probe, not a
@@ -33,6 +37,7 @@ from agents.compiled.search import (MAX_DISCARDS, SHANTEN_COLS, WORLDS, action_v
                                     shanten_counts)
 from agents.heuristic import HeuristicPolicy
 from mjenv.vector.engine import blood_battle as eng
+from train.distill import Teacher, teacher
 
 
 def shanten_profile(preset: str, tables: int = 400, seed: int = 999) -> np.ndarray:
@@ -52,33 +57,50 @@ def shanten_profile(preset: str, tables: int = 400, seed: int = 999) -> np.ndarr
     return profile
 
 
-def play(preset: str, worlds: int, rollouts: int, z: float, seed: int, start: int, stop: int,
-         profile: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """The searcher's beans in each hand of deals ``[start, stop)`` × 4 rotations (deal-major),
-    and the decisions searched and changed."""
+def searcher(game: str, backend: object, world: int, rollouts: int, profile: np.ndarray,
+             claims: bool) -> Teacher:
+    """The search of ``game`` over ``rollouts`` worlds of kind ``WORLDS[world]`` on ``backend``'s
+    table, with the phases it searches (own turns, and claim windows with ``claims``)."""
+    k = max(rollouts, 1)
+    if game == "joy_mahjong":  # known hands only
+        found = teacher(game, backend, k)
+    else:
+        ctx, scratch = context(backend), eng.new_state(eng.N_ACTIONS * k)
+        found = Teacher(HeuristicPolicy(rules=backend.rules), {eng.TURN: "turn", eng.CLAIM: "claim"},
+                        eng.HU_A, eng.N_ACTIONS, lambda arrays, t, legal, key: action_values(
+                            arrays, t, legal, world, rollouts, key, profile, ctx, scratch))
+    kept = {code: name for code, name in found.phase_names.items() if name == "turn" or claims and name == "claim"}
+    return found._replace(phase_names=kept)
+
+
+def play(game: str, options: dict[str, str], world: int, rollouts: int, z: float, seed: int, start: int,
+         stop: int, profile: np.ndarray, claims: bool = False) -> tuple[np.ndarray, int, int]:
+    """The searcher's beans in each hand of deals ``[start, stop)`` × 4 rotations (deal-major) of
+    ``game`` with ``options``, and the decisions searched and changed."""
     n = 4 * (stop - start)
     deal, rotation = start + np.arange(n) // 4, np.arange(n) % 4
     agent_at = np.array([lineup(2, r) for r in range(4)])[rotation]  # 0: the searcher
-    venv = mv.make("blood_battle", n, copy=False, preset=preset)
-    be, arrays = venv.backend, venv.backend.arrays
-    heuristic = HeuristicPolicy(rules=be.rules)
-    ctx = context(be)
-    scratch = eng.new_state(eng.N_ACTIONS * max(rollouts, 1))
+    venv = mv.make(game, n, copy=False, **options)
+    arrays = venv.backend.arrays
+    search = searcher(game, venv.backend, world, rollouts, profile, claims)
+    phases = np.array(list(search.phase_names))
     obs, info = venv.reset(seed=[deal_seed(seed, int(d)) for d in deal])
     active, beans = np.ones(n, dtype=np.bool_), np.zeros((n, 4))
-    decisions = np.zeros(n, dtype=np.int64)
+    decisions = np.zeros((n, 2), dtype=np.int64)  # own turns, claim windows
     searched = changed = 0
     while active.any():
         seat = info["seat"]
-        actions = heuristic.act_batch(obs["observation"], obs["action_mask"], None)
-        turn = active & (agent_at[np.arange(n), seat] == 0) & (arrays.phase == eng.TURN)
-        for t in np.flatnonzero(turn) if rollouts else ():
+        actions = search.heuristic.act_batch(obs["observation"], obs["action_mask"], None)
+        mine = active & (agent_at[np.arange(n), seat] == 0) & np.isin(arrays.phase, phases)
+        for t in np.flatnonzero(mine) if rollouts else ():
             legal = np.flatnonzero(arrays.mask[t])
-            if len(legal) < 2 or arrays.mask[t, eng.HU_A]:
+            if len(legal) < 2 or arrays.mask[t, search.hu]:
                 continue
-            key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{decisions[t]}".encode())
-            decisions[t] += 1
-            values = action_values(arrays, t, legal, worlds, rollouts, key, profile, ctx, scratch)
+            claim = search.phase_names[int(arrays.phase[t])] == "claim"
+            tag = "claim:" if claim else ""  # own-turn keys as before claims were searched
+            key = zlib.crc32(f"{seed},{deal[t]},{rotation[t]},{tag}{decisions[t, claim]}".encode())
+            decisions[t, claim] += 1
+            values = search.values(arrays, t, legal, key)
             lead = values - values[:, [int(np.flatnonzero(legal == actions[t])[0])]]
             mean = lead.mean(axis=0)
             se = lead.std(axis=0, ddof=1) / np.sqrt(rollouts) if rollouts > 1 else np.zeros(len(legal))
@@ -103,25 +125,36 @@ def _chunk(args: tuple) -> tuple[np.ndarray, int, int]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--preset", default="happy", choices=("happy", "qq"))
+    p.add_argument("--game", default="blood_battle", choices=("blood_battle", "joy_mahjong"))
+    p.add_argument("--preset", default="happy", choices=("happy", "qq"), help="blood battle preset")
+    p.add_argument("--room", default="popular", help="Joy Mahjong room")
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=12345, help="arena seed (deal d: deal_seed(seed, d))")
     p.add_argument("--rollouts", type=int, default=32, help="worlds K per decision (0: the heuristic itself)")
     p.add_argument("--z", type=float, default=0.0, help="standard errors a lead must exceed")
-    p.add_argument("--worlds", nargs="+", default=list(WORLDS), choices=WORLDS)
+    p.add_argument("--worlds", nargs="+", choices=WORLDS,
+                   help="kinds of worlds (default: all; known-hands for Joy Mahjong and --claims)")
+    p.add_argument("--claims", action="store_true", help="also search claim windows (known-hands only)")
     p.add_argument("--workers", type=int, default=2)
     a = p.parse_args()
     if a.deals < 2 or a.rollouts < 0 or a.workers < 1:
         p.error("need --deals >= 2 (for an interval), --rollouts >= 0 and --workers >= 1")
+    joy = a.game == "joy_mahjong"
+    if a.worlds is None:
+        a.worlds = ["known-hands"] if joy or a.claims else list(WORLDS)
+    if (joy or a.claims) and a.worlds != ["known-hands"]:
+        p.error("Joy Mahjong and --claims search only --worlds known-hands")
+    options = {"room": a.room} if joy else {"preset": a.preset}
     modelled = {"inferred", "consistent"} & set(a.worlds)
     profile = shanten_profile(a.preset) if modelled else np.zeros((MAX_DISCARDS, SHANTEN_COLS))
     bounds = np.linspace(0, a.deals, a.workers + 1).astype(int)
-    print(f"blood battle ({a.preset}), 1 searcher vs 3 heuristics, {a.deals} deals x 4 rotations, "
-          f"K = {a.rollouts}, z = {a.z}, arena seed {a.seed}")
+    table = f"Joy Mahjong ({a.room})" if joy else f"blood battle ({a.preset})"
+    print(f"{table}, 1 searcher vs 3 heuristics, {a.deals} deals x 4 rotations, K = {a.rollouts}, "
+          f"z = {a.z}, {'turns and claims' if a.claims else 'turns'}, arena seed {a.seed}")
     print("| worlds | beans/hand ± 95% CI | searched | changed | seconds |\n|---|---|---|---|---|")
     for name in a.worlds:
         t0 = time.perf_counter()
-        jobs = [(a.preset, WORLDS.index(name), a.rollouts, a.z, a.seed, int(lo), int(hi), profile)
+        jobs = [(a.game, options, WORLDS.index(name), a.rollouts, a.z, a.seed, int(lo), int(hi), profile, a.claims)
                 for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
         with ProcessPoolExecutor(len(jobs)) as pool:
             parts = list(pool.map(_chunk, jobs))

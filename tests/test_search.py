@@ -136,13 +136,25 @@ def test_a_clairvoyant_rollout_replays_the_game(turns):
     venv.close()
 
 
-def test_without_rollouts_the_searcher_is_the_heuristic():
-    mine, searched, changed = probe.play("happy", search.UNIFORM, 0, 0.0, 5, 0, 6, np.zeros((19, 8)))
-    h = load_policy("heuristic", game="blood_battle")
-    records = play_deals("blood_battle", [h, h], {"preset": "happy"}, 5, 0, 6)
+@pytest.mark.parametrize("game, options", [("blood_battle", {"preset": "happy"}), ("joy_mahjong", {"room": "popular"})])
+def test_without_rollouts_the_searcher_is_the_heuristic(game, options):
+    mine, searched, changed = probe.play(game, options, search.KNOWN_HANDS if game == "joy_mahjong" else search.UNIFORM,
+                                         0, 0.0, 5, 0, 6, np.zeros((19, 8)), claims=game == "joy_mahjong")
+    h = load_policy("heuristic", game=game)
+    records = play_deals(game, [h, h], options, 5, 0, 6)
     expected = [r.beans[r.lineup.index(0)] for r in records]
     assert (searched, changed) == (0, 0)
     assert np.array_equal(mine, expected) and np.any(mine != 0)
+
+
+def test_searching_claims_adds_claim_windows_and_is_reproducible():
+    """With ``claims`` the Joy probe searches strictly more decisions than on own turns alone,
+    and the same call plays the same hands."""
+    args = ("joy_mahjong", {"room": "popular"}, search.KNOWN_HANDS, 2, 0.0, 5, 0, 1, np.zeros((19, 8)))
+    turns = probe.play(*args)
+    both, again = probe.play(*args, claims=True), probe.play(*args, claims=True)
+    assert turns[1] > 0 and both[1] > turns[1] and both[2] <= both[1]
+    assert np.array_equal(both[0], again[0]) and both[1:] == again[1:]
 
 
 def test_consistent_worlds_explain_each_last_discard_by_the_heuristic(turns, ctx, profile):
