@@ -84,6 +84,13 @@ class TrainConfig:
     the luck of the deal, in place of GAE (``train/vector_rollout.py``; the critic still trains).
     ``engine: vector`` only; ``envs_per_worker`` a multiple of 4."""
 
+    rollout_dtype: str = "float32"
+    """Precision of the rollout workers' forward passes: ``float32``, or ``bfloat16`` (under
+    ``torch.autocast``; 1.7–2× faster for the 64 × 3 network at batches of 64 or more on CPUs with
+    AMX or AVX512-BF16, no gain without them). The stored behaviour log-probabilities are those of
+    the policy that sampled, so PPO's ratio corrects the small difference; the learner and the
+    evaluation stay float32."""
+
     overlap: bool = True
     """Collect the next update's rollouts while the learner updates on this one (the workers would
     otherwise wait): a policy lag of one update, corrected by PPO's ratio to the stored behaviour
@@ -192,6 +199,7 @@ class TrainConfig:
 _SCALARS = (bool, int, float, str)
 GAMES = ("blood_battle", "joy_mahjong")
 ENGINES = ("vector", "aec")
+ROLLOUT_DTYPES = ("float32", "bfloat16")
 MAX_SEED = 2**63 - 1
 
 
@@ -290,6 +298,8 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
     if cfg.engine not in ENGINES:
         raise ValueError(f"config field 'engine' must be one of {ENGINES}, got {cfg.engine!r}")
+    if cfg.rollout_dtype not in ROLLOUT_DTYPES:
+        raise ValueError(f"config field 'rollout_dtype' must be one of {ROLLOUT_DTYPES}, got {cfg.rollout_dtype!r}")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:

@@ -231,6 +231,7 @@ class RolloutWorker:
         if torch_threads is not None:
             torch.set_num_threads(torch_threads)
         self.cfg, self.index = cfg, index
+        self.bf16 = cfg.rollout_dtype == "bfloat16"
         self.scale = reward_scale(cfg)
         probe = make_env(cfg)
         self.agents = probe.possible_agents
@@ -286,15 +287,16 @@ class RolloutWorker:
                 self.demos.append((self.net.prepare(obs), mask, np.asarray(actions, dtype=np.int64)))
         else:
             obs = self.net.prepare(obs)  # snapshots share the learner's architecture
-            with torch.no_grad():
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
                 if pid == LEARNER:
                     state = states() if self.net.oracle else None
                     logits_t, value_t = self.net(torch.from_numpy(obs), torch.from_numpy(mask),
                                                  None if state is None else torch.from_numpy(state))
-                    value = value_t.numpy()
+                    value = value_t.float().numpy()
                 else:
                     logits_t = self.snapshots[pid].logits(torch.from_numpy(obs), torch.from_numpy(mask))
                     value = np.zeros(len(obs), dtype=np.float32)
+            logits_t = logits_t.float()  # bfloat16 under rollout_dtype; sampled and scored in float32
             actions = masked_sample(logits_t.numpy(), rng)
             logp = torch.log_softmax(logits_t, dim=1).numpy()[np.arange(len(obs)), actions]
         if pid == kept and self.net.oracle and state is None:  # demonstrations for an oracle critic
