@@ -330,25 +330,37 @@ def _value_loss(net: PolicyValueNet, batch: dict) -> float:
     return float(((v - batch["return"]) ** 2).mean())
 
 
-@pytest.mark.parametrize("oracle", [False, True])
-def test_value_loss_falls_on_a_fixed_batch(tmp_path: Path, oracle: bool) -> None:
+def _forward_dtypes(net: PolicyValueNet) -> list[torch.dtype]:
+    """The dtypes of the logits ``net`` returns, recorded per forward pass from now on."""
+    seen: list[torch.dtype] = []
+    net.register_forward_hook(lambda module, inputs, out: seen.append(out[0].dtype))
+    return seen
+
+
+@pytest.mark.parametrize("oracle, dtype", [(False, "float32"), (True, "float32"), (False, "bfloat16")])
+def test_value_loss_falls_on_a_fixed_batch(tmp_path: Path, oracle: bool, dtype: str) -> None:
     cfg = tiny(tmp_path, oracle_critic=oracle, reward_scale=6.0, ent_coef=0.0, learning_rate=2e-3,
-               minibatch_size=256, clip_vloss=False)
+               minibatch_size=256, clip_vloss=False, learner_dtype=dtype)
     net = fresh_net(cfg, state_planes=STATE_PLANES if oracle else 0)
     batch = _fixed_batch(cfg, net)
     if oracle:
         assert batch["state"].shape[1:] == (STATE_PLANES, 27)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     before = _value_loss(net, batch)
+    dtypes = _forward_dtypes(net)
     for i in range(15):
         stats = ppo_update(net, optimizer, batch, cfg, np.random.default_rng(i))
         assert all(math.isfinite(v) for v in stats.values())
+    assert set(dtypes) == {getattr(torch, dtype)}  # the learner's precision (learner_dtype)
+    assert all(p.dtype == torch.float32 for p in net.parameters())  # mixed precision: weights stay float32
     assert _value_loss(net, batch) < 0.7 * before
 
 
-def test_imitation_update_learns_the_teachers_actions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_imitation_update_learns_the_teachers_actions(tmp_path: Path, dtype: str) -> None:
     # Enough demonstrations and steps that the drop does not hinge on one seed's deals (it did at 600).
-    cfg = tiny(tmp_path, envs_per_worker=8, imitation_epochs=4, minibatch_size=128, reward_scale=6.0)
+    cfg = tiny(tmp_path, envs_per_worker=8, imitation_epochs=4, minibatch_size=128, reward_scale=6.0,
+               learner_dtype=dtype)
     net = fresh_net(cfg)
     r = RolloutWorker(cfg, 0).collect(1, all_weights(net), {}, [], 1500, imitate=True)
     zeros = np.zeros_like(r.reward)
@@ -362,14 +374,18 @@ def test_imitation_update_learns_the_teachers_actions(tmp_path: Path) -> None:
         return float(-torch.log_softmax(logits, 1).gather(1, batch["action"][:, None]).mean())
 
     before = cross_entropy()
+    dtypes = _forward_dtypes(net)
     for i in range(10):
         stats = imitation_update(net, optimizer, batch, cfg, np.random.default_rng(i))
+    assert set(dtypes) == {getattr(torch, dtype)}
     assert cross_entropy() < 0.7 * before
     assert stats["accuracy"] > 0.6 and math.isfinite(stats["value_loss"])
 
 
-def test_policy_update_raises_the_probability_of_rewarded_actions(tmp_path: Path) -> None:
-    cfg = tiny(tmp_path, ent_coef=0.0, vf_coef=0.0, learning_rate=1e-3, update_epochs=3, minibatch_size=10_000)
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_policy_update_raises_the_probability_of_rewarded_actions(tmp_path: Path, dtype: str) -> None:
+    cfg = tiny(tmp_path, ent_coef=0.0, vf_coef=0.0, learning_rate=1e-3, update_epochs=3, minibatch_size=10_000,
+               learner_dtype=dtype)
     net = fresh_net(cfg)
     batch = _fixed_batch(cfg, net)
     good = batch["advantage"] > batch["advantage"].mean()  # advantages are centred per minibatch (norm_adv)

@@ -184,8 +184,9 @@ def test_bfloat16_rollouts_store_the_sampling_policy_and_stay_close_to_float32(t
     np.testing.assert_allclose(r.value, value16.float().numpy(), atol=2e-3)
     np.testing.assert_allclose(r.logprob, logp32, atol=0.05)
     np.testing.assert_allclose(r.value, value.numpy(), atol=0.05)
-    with pytest.raises(ValueError, match="config field 'rollout_dtype' must be one of"):
-        make_config({"rollout_dtype": "float16"})
+    for field in ("rollout_dtype", "learner_dtype"):
+        with pytest.raises(ValueError, match=f"config field '{field}' must be one of"):
+            make_config({field: "float16"})
 
 
 def test_vector_rollouts_replay_exactly_and_differ_per_update(tmp_path: Path) -> None:

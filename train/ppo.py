@@ -112,6 +112,18 @@ def to_batch(rollout: Rollout, advantages: np.ndarray, returns: np.ndarray,
     return batch
 
 
+def learner_forward(net: PolicyValueNet, cfg: TrainConfig, obs: torch.Tensor, mask: torch.Tensor,
+                    state: torch.Tensor | None = None, value: bool = True
+                    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+    """``net(obs, mask, state)`` (or ``net.logits`` without ``value``) in the learner's precision
+    (``learner_dtype``), returned as float32 so that the losses are computed in float32."""
+    with torch.autocast(obs.device.type, dtype=torch.bfloat16, enabled=cfg.learner_dtype == "bfloat16"):
+        if not value:
+            return net.logits(obs, mask).float()
+        logits, v = net(obs, mask, state)
+    return logits.float(), v.float()
+
+
 def anchor_logprobs(anchor: nn.Module, batch: dict[str, Any], chunk: int = 4096) -> torch.Tensor:
     """Log-probabilities (N, A) of the behaviour-cloned ``anchor`` over the batch (illegal actions: about -1e9)."""
     with torch.no_grad():
@@ -148,7 +160,7 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dic
         for mb, demo_mb in zip(torch.tensor_split(perm, n_minibatches), demo_mbs):
             mask = batch["mask"][mb]
             state = None if batch["state"] is None else batch["state"][mb]
-            logits, new_value = net(batch["obs"][mb], mask, state)
+            logits, new_value = learner_forward(net, cfg, batch["obs"][mb], mask, state)
             logp_all = torch.log_softmax(logits, dim=1)  # illegal actions: logit -1e9, probability 0
             new_logprob = logp_all.gather(1, batch["action"][mb, None]).squeeze(1)
             entropy = -torch.where(mask, logp_all.exp() * logp_all, 0.0).sum(dim=1)
@@ -179,7 +191,8 @@ def ppo_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batch: dic
                 kl_anchor = torch.where(mask, anchor_logp.exp() * (anchor_logp - logp_all), 0.0).sum(dim=1).mean()
                 loss = loss + cfg.kl_coef * kl_anchor
             if demo_mb is not None and len(demo_mb):
-                demo_logits = net.logits(batch["demo_obs"][demo_mb], batch["demo_mask"][demo_mb])
+                demo_logits = learner_forward(net, cfg, batch["demo_obs"][demo_mb], batch["demo_mask"][demo_mb],
+                                              value=False)
                 bc_loss = -torch.log_softmax(demo_logits, dim=1).gather(1, batch["demo_action"][demo_mb, None]).mean()
                 loss = loss + cfg.bc_coef * bc_loss
             check_finite("PPO loss", loss, cfg)
@@ -208,7 +221,7 @@ def imitation_update(net: PolicyValueNet, optimizer: torch.optim.Optimizer, batc
         perm = torch.from_numpy(rng.permutation(n)).to(batch["action"].device)
         for mb in torch.tensor_split(perm, n_minibatches):
             state = None if batch["state"] is None else batch["state"][mb]
-            logits, value = net(batch["obs"][mb], batch["mask"][mb], state)
+            logits, value = learner_forward(net, cfg, batch["obs"][mb], batch["mask"][mb], state)
             action = batch["action"][mb]
             policy_loss = -torch.log_softmax(logits, dim=1).gather(1, action[:, None]).mean()
             v_loss = 0.5 * ((value - batch["return"][mb]) ** 2).mean()
