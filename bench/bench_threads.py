@@ -39,7 +39,7 @@ def play_halves(venv: mv.env.VectorEnv, steps: int, threads: int, barrier: bool,
         actions = np.zeros(n, dtype=np.int64)
         for i in range(steps):
             actions[tables] = random_actions(b.mask[tables], rng)
-            ended = b.step(actions, tables, delta, part, venv._obs)
+            ended = b.step(actions, tables, delta, venv._obs, part=part)
             over = tables[ended]
             if len(over):
                 b.start_hands(over, over + 10_000 * (i + 1), np.zeros(len(over), dtype=np.int64), part=part)

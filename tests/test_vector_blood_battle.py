@@ -85,6 +85,39 @@ def test_results_do_not_depend_on_thread_count():
         venv.close()
 
 
+def test_threads_step_in_one_parallel_call_and_part_k_plays_on_the_caller(monkeypatch):
+    """``num_threads=3`` plays each step's tables as three parts of one compiled call (numba's
+    pool); ``step(..., part=k)`` plays them all through view k on the calling thread. Both play
+    what one thread plays."""
+    import mjenv.vector.blood_battle as bb
+
+    calls = []
+    parallel = bb._step_parts
+    monkeypatch.setattr(bb, "_step_parts", lambda views, bounds, *args: (calls.append((len(views), bounds.copy())),
+                                                                         parallel(views, bounds, *args)))
+    one = play(mv.make("blood_battle", 37, preset="qq"), 40)
+    assert calls == []  # one thread never goes through the pool
+    assert_same_trace(one, play(mv.make("blood_battle", 37, preset="qq", num_threads=3), 40))
+    assert len(calls) == 40 and all(n == 3 and bounds.tolist() == [0, 12, 24, 37] for n, bounds in calls)
+
+    envs = [mv.make("blood_battle", 37, preset="qq", num_threads=k, copy=False) for k in (1, 2)]
+    obs = [venv.reset(seed=3)[0] for venv in envs]
+    rng, live, ended_some = np.random.default_rng(0), np.arange(37, dtype=np.int64), False
+    for _ in range(60):  # the tables whose hand goes on, until some have ended
+        actions = mixed_actions(obs[0], rng)
+        deltas = [np.zeros((37, 4), dtype=np.int64) for _ in envs]
+        ended = [venv.backend.step(actions, live, d, venv._obs, **part)
+                 for venv, d, part in zip(envs, deltas, ({}, {"part": 1}))]
+        np.testing.assert_array_equal(ended[0], ended[1])
+        np.testing.assert_array_equal(deltas[0], deltas[1])
+        live, ended_some = live[~ended[0]], ended_some or ended[0].any()
+        for o in obs[1:]:
+            np.testing.assert_array_equal(o["observation"][live], obs[0]["observation"][live])
+            np.testing.assert_array_equal(o["action_mask"][live], obs[0]["action_mask"][live])
+    assert ended_some and len(live) > 0
+    assert len(calls) == 40  # part=k bypassed the pool
+
+
 def info_trace(venv, steps: int) -> list:
     """Every returned array and ``info`` field of ``steps`` steps, a third of the tables waiting each step."""
     obs, info = venv.reset(seed=11)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..blood_battle_v0 import raw_env
 from ..engine.blood_battle import SUIT_TILES
@@ -48,6 +48,18 @@ def _step_chunk(st: eng.State, actions: np.ndarray, tables: np.ndarray, delta: n
         delta[t, :] = st.delta[t]
         if observe and not ended[j]:
             enc.observe(st, t, out[t], bean_scale, rule_flags)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _step_parts(views: tuple, bounds: np.ndarray, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray,
+                ended: np.ndarray, rules: np.ndarray, table: np.ndarray, out: np.ndarray, observe: bool,
+                bean_scale: float, rule_flags: np.ndarray) -> None:
+    """:func:`_step_chunk` of part p = ``tables[bounds[p]:bounds[p + 1]]`` through ``views[p]``,
+    the parts on numba's thread pool."""
+    for p in prange(len(bounds) - 1):
+        lo, hi = bounds[p], bounds[p + 1]
+        _step_chunk(views[p], actions, tables[lo:hi], delta, ended[lo:hi], rules, table, out, observe,
+                    bean_scale, rule_flags)
 
 
 @njit(cache=True, nogil=True)
@@ -94,6 +106,7 @@ class BloodBattleBackend(CompiledBackend):
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
+        self._step_chunk, self._step_parts = _step_chunk, _step_parts
 
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
                     script: dict[str, Any] | None = None, part: int = 0) -> None:
@@ -103,13 +116,10 @@ class BloodBattleBackend(CompiledBackend):
                      np.ascontiguousarray(hand_seeds, dtype=np.int64), np.ascontiguousarray(hand_indices, dtype=np.int64),
                      self.rules.mode == "classic", script_wall, script_dealer, self._rules, self._table)
 
-    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, part: int = 0,
-             out: np.ndarray | None = None) -> np.ndarray:
-        """Play ``actions[tables]``; bean changes into ``delta``; the hands that ended (protocol)."""
-        ended = np.zeros(len(tables), dtype=np.bool_)
-        _step_chunk(self.views[part], actions, tables, delta, ended, self._rules, self._table,
-                    self._no_out if out is None else out, out is not None, self.bean_scale, self.rule_flags)
-        return ended
+    def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
+                   out: np.ndarray, observe: bool) -> tuple:
+        return (actions, tables, delta, ended, self._rules, self._table, out, observe, self.bean_scale,
+                self.rule_flags)
 
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""

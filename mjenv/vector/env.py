@@ -21,19 +21,20 @@ State                   ``state(tables=None)``: float32 (N, *state_shape), the A
 Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
 Bad input               an illegal action at any table raises IllegalActionError naming the table,
                         the action and the legal ones; no table is stepped
-Threads                 ``num_threads=k``: k chunks stepped at once, one compiled pass each
-                        (the calling thread plays the first); results do not depend on k
+Threads                 ``num_threads=k``: each step splits the tables into k parts played at
+                        once on numba's thread pool (one compiled call); results do not depend on k
 ======================  =====================================================================
 
 Version history: v0 (mjenv 0.1.0) first release, blood battle and Joy Mahjong backends; per-table
 seeds in ``reset`` and the hand's win fields in ``info`` (for the duplicate arena); threads that
-speed up (one state view per thread, compiled dealing), the same games as before.
+speed up (one state view per thread, compiled dealing), the same games as before; the threads'
+parts run in one compiled call on numba's pool instead of a Python thread pool (two threads
+1.5x -> 1.7x at 1,024 tables), the same games as before.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -80,8 +81,6 @@ class VectorEnv:
         self._obs = np.zeros((n, *backend.obs_shape), dtype=np.float32)
         self._delta = np.zeros((n, 4), dtype=np.int64)
         self._all = np.arange(n, dtype=np.int64)
-        self._chunks = [c for c in np.array_split(self._all, self.num_threads) if len(c)]
-        self._pool = ThreadPoolExecutor(self.num_threads - 1) if self.num_threads > 1 else None
         backend.use_threads(self.num_threads)
         self._streams = np.zeros((n, 6), dtype=np.uint64)  # per table: the AEC env's np_random
         self._hand_seed = np.zeros(n, dtype=np.int64)
@@ -113,7 +112,7 @@ class VectorEnv:
         self._hand_index[:] = 0
         self._episode_beans[:] = 0
         self._ready = True
-        self._map(lambda part, c: self.backend.observe(c, self._obs, part), self._chunks)
+        self.backend.observe(self._all, self._obs)
         return self._out(), {"seat": self.backend.seat.astype(np.int64)}
 
     def step(self, actions: Any, active: np.ndarray | None = None
@@ -126,20 +125,18 @@ class VectorEnv:
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         if active is None:
-            tables, chunks = self._all, self._chunks
+            tables = self._all
         else:
             active = np.asarray(active, dtype=np.bool_)
             if active.shape != (self.num_envs,):
                 raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.shape}")
             tables = np.flatnonzero(active)
-            chunks = [c for c in np.array_split(tables, self.num_threads) if len(c)]
         actions = self._check(actions, tables)
         b = self.backend
         self._delta[:] = 0
-        # One compiled pass per thread: play its chunk and observe the tables whose hand goes on.
+        # One compiled call (split over the threads): play and observe the tables whose hand goes on.
         ended = np.zeros(self.num_envs, dtype=np.bool_)
-        for c, e in zip(chunks, self._map(lambda part, c: b.step(actions, c, self._delta, part, self._obs), chunks)):
-            ended[c] = e
+        ended[tables] = b.step(actions, tables, self._delta, self._obs)
         rewards = self._delta.astype(np.float32)
         self._episode_beans += self._delta
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
@@ -189,9 +186,7 @@ class VectorEnv:
         return self.backend.mask.copy()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        """Nothing to release (the threads are numba's pool); kept for the Gymnasium API."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -222,15 +217,6 @@ class VectorEnv:
                 f"table {t}: illegal action {int(a[t])} ({name}) for seat {int(self.backend.seat[t])}; "
                 f"legal: {legal}; no table was stepped")
         return a
-
-    def _map(self, fn: Callable[[int, np.ndarray], Any], chunks: list[np.ndarray]) -> list[Any]:
-        """``fn(part, chunk)`` over the table chunks, on the thread pool when there is one."""
-        if self._pool is None or len(chunks) < 2:
-            return [fn(part, c) for part, c in enumerate(chunks)]
-        # The calling thread plays the first chunk itself: one hand-off fewer per step.
-        futures = [self._pool.submit(fn, part, c) for part, c in enumerate(chunks) if part]
-        first = fn(0, chunks[0])
-        return [first, *(f.result() for f in futures)]
 
     def _out(self) -> dict[str, np.ndarray]:
         if self.copy:

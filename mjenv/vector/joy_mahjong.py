@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..engine.joy_mahjong import JOY_TILES
 from ..joy_mahjong_v0 import raw_env
@@ -56,6 +56,18 @@ def _step_chunk(st: eng.State, rules: np.ndarray, actions: np.ndarray, tables: n
         delta[t, :] = st.delta[t]
         if observe and not ended[j]:
             enc.observe(st, t, st.current[t], bean_scale, rule_flags, out[t])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _step_parts(views: tuple, bounds: np.ndarray, rules: np.ndarray, actions: np.ndarray, tables: np.ndarray,
+                delta: np.ndarray, ended: np.ndarray, out: np.ndarray, observe: bool, bean_scale: float,
+                rule_flags: np.ndarray) -> None:
+    """:func:`_step_chunk` of part p = ``tables[bounds[p]:bounds[p + 1]]`` through ``views[p]``,
+    the parts on numba's thread pool (a win's fan count takes the GIL inside its part only)."""
+    for p in prange(len(bounds) - 1):
+        lo, hi = bounds[p], bounds[p + 1]
+        _step_chunk(views[p], rules, actions, tables[lo:hi], delta, ended[lo:hi], out, observe, bean_scale,
+                    rule_flags)
 
 
 @njit(cache=True, nogil=True)
@@ -110,6 +122,7 @@ class JoyMahjongBackend(CompiledBackend):
         self._rules = eng.rules_array(self.rules)
         self._prevailing0 = np.zeros(num_envs, dtype=np.int64)  # the match's first prevailing wind
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
+        self._step_chunk, self._step_parts = _step_chunk, _step_parts
 
     def start_hands(self, tables: np.ndarray, hand_seeds: np.ndarray, hand_indices: np.ndarray,
                     script: dict[str, Any] | None = None, part: int = 0) -> None:
@@ -122,13 +135,9 @@ class JoyMahjongBackend(CompiledBackend):
                      np.ascontiguousarray(hand_seeds, dtype=np.int64), np.ascontiguousarray(hand_indices, dtype=np.int64),
                      self.match_hands == 1, self._prevailing0, wall, dealer, wind)
 
-    def step(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, part: int = 0,
-             out: np.ndarray | None = None) -> np.ndarray:
-        """Play ``actions[tables]``; bean changes into ``delta``; the hands that ended (protocol)."""
-        ended = np.zeros(len(tables), dtype=np.bool_)
-        _step_chunk(self.views[part], self._rules, actions, tables, delta, ended,
-                    self._no_out if out is None else out, out is not None, self.bean_scale, self.rule_flags)
-        return ended
+    def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
+                   out: np.ndarray, observe: bool) -> tuple:
+        return (self._rules, actions, tables, delta, ended, out, observe, self.bean_scale, self.rule_flags)
 
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
