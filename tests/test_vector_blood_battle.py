@@ -10,7 +10,13 @@ the default suite compares).
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -116,6 +122,60 @@ def test_threads_step_in_one_parallel_call_and_part_k_plays_on_the_caller(monkey
             np.testing.assert_array_equal(o["action_mask"][live], obs[0]["action_mask"][live])
     assert ended_some and len(live) > 0
     assert len(calls) == 40  # part=k bypassed the pool
+
+
+def test_a_process_forked_after_the_pool_started_plays_its_threads_on_one_thread():
+    """GNU OpenMP (numba's ``omp`` layer) cannot run in a forked child: numba would terminate it.
+    A child forked after this process used the pool plays ``num_threads=2`` on one thread
+    instead, the same games, with a warning (on other layers it keeps the pool, no warning)."""
+    one = play(mv.make("blood_battle", 37, preset="qq"), 30)
+    play(mv.make("blood_battle", 37, preset="qq", num_threads=2), 3)  # the pool has started here
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                many = play(mv.make("blood_battle", 37, preset="qq", num_threads=2), 30)
+            same = len(one) == len(many) and all(np.array_equal(u, v) for x, y in zip(one, many)
+                                                  for u, v in zip(x, y))
+            warned = any("forked" in str(w.message) for w in caught)
+            code = 0 if same and warned == (numba.threading_layer() == "omp") else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_python_threads_take_turns_on_the_pool_even_under_the_workqueue_layer():
+    """numba's ``workqueue`` layer terminates the process when two parallel calls meet; three
+    Python threads stepping their own two-thread envs at once take turns and play one thread's games."""
+    code = textwrap.dedent("""
+        import threading, numba, numpy as np
+        numba.config.THREADING_LAYER = "workqueue"  # (the environment variable would miss the JIT cache)
+        import mjenv.vector as mv
+        from mjenv.vector import random_actions
+
+        def final_obs(threads, seed):
+            v = mv.make("blood_battle", 48, num_threads=threads, copy=False)
+            obs, _ = v.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            for _ in range(200):
+                obs, *_ = v.step(random_actions(obs["action_mask"], rng))
+            return obs["observation"].copy()
+
+        got = {}
+        workers = [threading.Thread(target=lambda s=s: got.update({s: final_obs(2, s)})) for s in range(3)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert all(np.array_equal(got[s], final_obs(1, s)) for s in range(3))
+        print("same games on", numba.threading_layer())
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "same games on workqueue" in run.stdout
 
 
 def info_trace(venv, steps: int) -> list:

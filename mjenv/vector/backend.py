@@ -30,9 +30,35 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
 
 from __future__ import annotations
 
+import os
+import threading
+import warnings
 from typing import Any, Callable, Protocol
 
+import numba
 import numpy as np
+
+_pool_forked = False
+"""True in a process forked after its parent started numba's ``omp`` pool (GNU OpenMP cannot run
+there: numba terminates such a child at its first parallel call), so ``step`` plays every part on
+the calling thread instead."""
+
+_pool_turn = threading.Lock()
+"""Parallel steps from several Python threads take turns on numba's pool: its ``workqueue`` layer
+(the only one always present) terminates the process when two launches meet."""
+
+
+def _after_fork_in_child() -> None:
+    """Note a pool the child cannot use; a fresh lock (another thread may have held it at the fork)."""
+    global _pool_forked, _pool_turn
+    _pool_turn = threading.Lock()
+    try:
+        _pool_forked = _pool_forked or numba.threading_layer() == "omp"
+    except ValueError:  # the parent never started numba's pool
+        pass
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 END_REASONS = ("", "win", "draw")
 """``hand_result`` end-reason codes: index into this tuple (the reference's ``end_reason``)."""
@@ -133,10 +159,16 @@ class CompiledBackend:
         ended = np.zeros(len(tables), dtype=np.bool_)
         args = self._step_args(actions, tables, delta, ended, self._no_out if out is None else out, out is not None)
         n = min(len(self.views), len(tables))
+        if n > 1 and part is None and _pool_forked:
+            warnings.warn("this process was forked after numba's OpenMP pool started, which it cannot use: "
+                          "num_threads > 1 plays on one thread here (start workers with 'spawn' or "
+                          "'forkserver' to keep the threads)", RuntimeWarning, stacklevel=3)
+            part = 0
         if part is not None or n < 2:
             self._step_chunk(self.views[part or 0], *args)
         else:  # part p: tables[bounds[p]:bounds[p + 1]] (linspace costs 30 us a step)
-            self._step_parts(self._view_tuple, np.arange(n + 1, dtype=np.int64) * len(tables) // n, *args)
+            with _pool_turn:
+                self._step_parts(self._view_tuple, np.arange(n + 1, dtype=np.int64) * len(tables) // n, *args)
         return ended
 
     def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
