@@ -569,7 +569,8 @@ def test_checkpoint_from_before_joy_mahjong_resumes_and_loads_as_blood_battle(tm
 
 
 def _start(args: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # The repository first, and whatever path the caller set (packages installed with --target) after it.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.Popen([sys.executable, "-m", "train", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
