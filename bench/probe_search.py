@@ -24,6 +24,7 @@ Results are in docs/baselines.md.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
@@ -156,7 +157,7 @@ def main() -> None:
         t0 = time.perf_counter()
         jobs = [(a.game, options, WORLDS.index(name), a.rollouts, a.z, a.seed, int(lo), int(hi), profile, a.claims)
                 for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-        with ProcessPoolExecutor(len(jobs)) as pool:
+        with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
             parts = list(pool.map(_chunk, jobs))
         per_deal = np.concatenate([m for m, _, _ in parts]).reshape(-1, 4).mean(axis=1)
         half = t_quantile_975(len(per_deal) - 1) * per_deal.std(ddof=1) / np.sqrt(len(per_deal))

@@ -82,11 +82,21 @@ def test_the_target_tilts_the_prior_by_the_search_values():
     assert np.allclose(flat[:3], [0.5, 0.25, 0.25], atol=1e-5)
 
 
-def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path):
+def test_a_run_writes_a_loadable_policy_and_resumes_without_relabelling(tmp_path, monkeypatch):
+    contexts = []
+
+    class RecordingPool(distill.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            contexts.append(kwargs.get("mp_context"))
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(distill, "ProcessPoolExecutor", RecordingPool)
     out = tmp_path / "run"
     args = ["--policy", HAPPY, "--deals", "2", "--block", "1", "--rollouts", "2", "--workers", "1",
             "--epochs", "2", "--lr", "1e-3", "--out", str(out)]
     assert distill.main(args) == 0
+    # The labelling workers are spawned, not forked from a parent that holds torch's and numba's threads.
+    assert [c.get_start_method() for c in contexts] == ["spawn"]
     report = json.loads((out / "fit.json").read_text())
     assert report["decisions"] > report["held_out"] > 0
     policy = load_policy(str(out / "checkpoint.pt"))

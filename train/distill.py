@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import zipfile
 import zlib
@@ -194,8 +195,11 @@ def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[P
     options = {"room": a.room} if a.game == "joy_mahjong" else {"preset": a.preset}
     jobs = [(str(a.policy), a.game, options, a.seed, s, min(s + a.block, a.deals), a.rollouts, tuple(a.phases))
             for s in starts if not path[s].exists()]
-    with ProcessPoolExecutor(a.workers) as pool, tqdm(total=len(starts), initial=len(starts) - len(jobs),
-                                                     unit="block", desc="search labels") as bar:
+    # Spawned, as the arena's workers: a forked child would inherit torch's and numba's threads
+    # (their locks may be held at the fork; Python 3.12 warns of it).
+    spawn = multiprocessing.get_context("spawn")
+    with (ProcessPoolExecutor(a.workers, mp_context=spawn) as pool,
+          tqdm(total=len(starts), initial=len(starts) - len(jobs), unit="block", desc="search labels") as bar):
         for s, rows in pool.map(_label_job, jobs):
             tmp = path[s].with_name(path[s].name + ".tmp.npz")
             np.savez(tmp, **rows)
