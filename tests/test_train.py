@@ -880,14 +880,15 @@ def _copy_run(run: Path, dst: Path) -> Path:
 
 
 @pytest.mark.parametrize("flag", [["--channels", "8"], ["--blocks", "2"], ["--seed", "5"], ["--lookahead", "true"],
-                                  ["--oracle-critic", "true"], ["--game", "joy_mahjong"]])
+                                  ["--oracle-critic", "true"], ["--game", "joy_mahjong"],
+                                  ["--init-policy", "blood_battle_happy"]])
 def test_resume_refuses_flags_that_change_the_network_or_seed(tmp_path: Path, tiny_run: Path, flag: list[str],
                                                               capsys: pytest.CaptureFixture) -> None:
     run = _copy_run(tiny_run, tmp_path / "run")
     before = _run_files(run)
     assert main(["--resume", str(run), *flag]) == 2
     err = capsys.readouterr().err
-    assert f"{flag[0]} would change the network or the seed" in err and "Traceback" not in err
+    assert f"{flag[0]} would change the network, its starting weights or the seed" in err and "Traceback" not in err
     assert _run_files(run) == before  # nothing written, config.yaml included
 
 

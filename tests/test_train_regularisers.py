@@ -16,14 +16,14 @@ from train.config import TrainConfig, make_config
 from train.ppo import anchor_logprobs, gae, policy_copy, ppo_update, save_checkpoint, subsample_demos, to_batch, train
 from train.rollout import LEARNER, RolloutWorker, all_weights, relative_state, relative_state_index
 
-from test_train import fresh_net, one_torch_thread, tiny  # noqa: F401  (the autouse fixture applies here too)
+from test_train import STATE_PLANES, fresh_net, one_torch_thread, tiny  # noqa: F401  (the autouse fixture applies here too)
 
 
 # ---------------------------------------------------------------- config
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"kl_coef": 0.1}, "'kl_coef' is > 0 but 'imitation_decisions' is 0"),
+    ({"kl_coef": 0.1}, "'kl_coef' is > 0 but 'imitation_decisions' is 0 and 'init_policy' is empty"),
     ({"bc_coef": 0.5}, "'bc_coef' is > 0 but 'baseline_prob' is 0"),
     ({"oracle_seat_relative": True}, "'oracle_seat_relative' is true but 'oracle_critic' is false"),
     ({"total_decisions": 0}, "'total_decisions' and 'imitation_decisions' are both 0"),
@@ -183,3 +183,74 @@ def test_the_imitated_policy_is_kept_as_the_anchor_and_resumed(tmp_path: Path) -
     save_checkpoint(run / "checkpoint.pt", {k: v for k, v in ckpt.items() if k not in ("anchor", "sha256")})
     with pytest.raises(CheckpointError, match="kl_coef needs the policy the imitation ended with"):
         train(resumed, resume=run)
+
+
+# ---------------------------------------------------------------- fine-tuning (init_policy)
+
+
+def _policy_weights(model: dict) -> dict:
+    return {k: v for k, v in model.items() if not k.startswith("critic_trunk.")}
+
+
+def test_init_policy_starts_ppo_from_a_trained_policy_and_anchors_kl_to_it(tmp_path: Path) -> None:
+    from train.export import export_policy
+
+    base = train(tiny(tmp_path / "base", total_decisions=150, oracle_critic=True))
+    exported = tmp_path / "policy.pt"
+    export_policy(base / "checkpoint.pt", exported)
+    start = _policy_weights(read_checkpoint(base / "checkpoint.pt")["model"])
+    fresh = fresh_net(tiny(tmp_path)).state_dict()
+    assert any(not torch.equal(start[k], fresh[k]) for k in start)  # so "starts from" can fail
+
+    for spec in (base / "checkpoint.pt", exported):  # a trainer checkpoint (with an oracle critic) or an export
+        cfg = tiny(tmp_path / spec.stem, init_policy=str(spec), kl_coef=0.5, total_decisions=150)
+        run = train(cfg)
+        ckpt = read_checkpoint(run / "checkpoint.pt")
+        assert ckpt["anchor"].keys() == start.keys()
+        assert all(torch.equal(ckpt["anchor"][k], start[k]) for k in start)  # the weights PPO started from
+        assert any(not torch.equal(ckpt["model"][k], start[k]) for k in start)  # and PPO moved them
+        assert ckpt["config"]["init_policy"] == str(spec)
+
+
+def test_init_policy_with_an_oracle_critic_keeps_the_policy_and_starts_the_critic_fresh(tmp_path: Path) -> None:
+    from train.export import export_policy
+    from train.ppo import load_init_policy
+
+    base = train(tiny(tmp_path / "base", total_decisions=150))
+    export_policy(base / "checkpoint.pt", tmp_path / "policy.pt")
+    cfg = tiny(tmp_path, init_policy=str(tmp_path / "policy.pt"), oracle_critic=True)
+    net = fresh_net(cfg, state_planes=STATE_PLANES)
+    critic = {k: v.clone() for k, v in net.state_dict().items() if k.startswith("critic_trunk.")}
+    load_init_policy(cfg, net)
+    start = read_checkpoint(base / "checkpoint.pt")["model"]
+    after = net.state_dict()
+    assert critic and all(torch.equal(after[k], critic[k]) for k in critic)
+    assert all(torch.equal(after[k], start[k]) for k in start)
+
+
+@pytest.mark.parametrize("spec, overrides, message", [
+    ("heuristic", {}, "'heuristic' is HeuristicPolicy, not a trained network"),
+    ("no_such_policy", {}, "unknown policy 'no_such_policy'"),
+    ("missing.pt", {}, "missing.pt"),
+    ("blood_battle_happy", {}, "another network: channels 64 [(]config: 16[)], blocks 3 [(]config: 1[)], "
+                               "lookahead True [(]config: False[)]"),
+    ("joy_mahjong_popular", {"game": "joy_mahjong"}, "another network: .*channels 64"),
+    ("blood_battle_happy", {"game": "joy_mahjong", "channels": 64, "blocks": 3, "lookahead": True},
+     "config field 'init_policy': .*blood_battle"),
+])
+def test_a_bad_init_policy_stops_before_the_run_directory_is_made(tmp_path: Path, spec: str, overrides: dict,
+                                                                  message: str) -> None:
+    cfg = tiny(tmp_path, init_policy=spec, **overrides)
+    with pytest.raises(ValueError, match=message):
+        train(cfg)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_python_m_train_names_a_bad_init_policy_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from train.ppo import main
+
+    assert main(["--runs-dir", str(tmp_path / "runs"), "--channels", "16", "--blocks", "1",
+                 "--init-policy", "blood_battle_happy", "--progress", "false"]) == 2
+    err = capsys.readouterr().err
+    assert "config field 'init_policy': blood_battle_happy is another network: channels 64 (config: 16)" in err
+    assert "Traceback" not in err and not (tmp_path / "runs").exists()

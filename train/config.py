@@ -132,14 +132,20 @@ class TrainConfig:
     target_kl: float = 0.0
     """Stop an update's epochs early when an epoch's mean approximate KL exceeds this; 0 = never."""
     kl_coef: float = 0.0
-    """Weight of a KL penalty KL(π_BC ‖ π) towards the behaviour-cloned policy (the weights at the
-    end of the imitation warm start, kept in the checkpoint); 0 = none. Needs ``imitation_decisions``."""
+    """Weight of a KL penalty KL(π_BC ‖ π) towards the policy PPO starts from (the weights at the end
+    of the imitation warm start, else ``init_policy``'s; kept in the checkpoint); 0 = none. Needs
+    ``imitation_decisions`` or ``init_policy``."""
     bc_coef: float = 0.0
     """Weight of a behaviour-cloning loss (cross-entropy) on the decisions of ``baseline_opponents``
     in the hands where they sit (otherwise thrown away), each minibatch taking an equal share of them,
     at most one per learning-policy decision; 0 = none. Needs ``baseline_prob`` > 0."""
 
-    # ---------------------------------------------------------------- imitation warm start
+    # ---------------------------------------------------------------- starting weights, imitation warm start
+    init_policy: str = ""
+    """Start from this trained policy's weights instead of a fresh network (fine-tuning): a checkpoint
+    path (a trainer checkpoint or a ``python -m train.export`` file) or a shipped name such as
+    ``blood_battle_happy``. Its network must be the config's (game, observation planes, ``channels``,
+    ``blocks``, ``lookahead``); an oracle critic the policy lacks starts fresh. "" = a fresh network."""
     imitation_decisions: int = 0
     """Before PPO, learn from this many decisions of ``teacher`` playing all four seats (behaviour
     cloning: cross-entropy on its actions, value regression on its seats' bean returns); 0 = none.
@@ -255,9 +261,10 @@ BOUNDS: dict[str, Bounds] = {
 }
 """The allowed range of every int and float field of :class:`TrainConfig`."""
 
-FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "oracle_seat_relative", "seed")
-"""Fields a resumed run keeps from its config.yaml: they shape the network or seed the streams the
-checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
+FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "oracle_seat_relative", "seed",
+                   "init_policy")
+"""Fields a resumed run keeps from its config.yaml: they shape the network, set its starting weights or
+seed the streams the checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
 observation planes, fail the checkpoint's architecture check before any file is written.)"""
 
 
@@ -315,9 +322,9 @@ def _validate(cfg: TrainConfig) -> None:
     if cfg.duplicate_rollouts and (cfg.engine != "vector" or cfg.envs_per_worker % 4):
         raise ValueError("config field 'duplicate_rollouts' needs engine: vector and envs_per_worker a multiple "
                          f"of 4 (got engine {cfg.engine!r}, envs_per_worker {cfg.envs_per_worker})")
-    if cfg.kl_coef > 0 and cfg.imitation_decisions == 0:
-        raise ValueError("config field 'kl_coef' is > 0 but 'imitation_decisions' is 0: the KL penalty pulls "
-                         "towards the policy the imitation warm start learns")
+    if cfg.kl_coef > 0 and cfg.imitation_decisions == 0 and not cfg.init_policy:
+        raise ValueError("config field 'kl_coef' is > 0 but 'imitation_decisions' is 0 and 'init_policy' is empty: "
+                         "the KL penalty pulls towards the policy PPO starts from, imitated or loaded")
     if cfg.bc_coef > 0 and cfg.baseline_prob == 0:
         raise ValueError("config field 'bc_coef' is > 0 but 'baseline_prob' is 0: no baseline sits in any hand, "
                          "so there are no decisions to clone")
@@ -415,8 +422,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, str | None]:
         values = load_yaml(Path(resume) / "config.yaml")
         changed = [f"--{k.replace('_', '-')}" for k in FIXED_ON_RESUME if k in args and args[k] != values.get(k)]
         if changed:
-            raise ValueError(f"--resume {resume}: {', '.join(changed)} would change the network or the seed of "
-                             "the run, which its checkpoint must keep; drop the flag, or start a new run with "
+            raise ValueError(f"--resume {resume}: {', '.join(changed)} would change the network, its starting "
+                             "weights or the seed of the run, which its checkpoint must keep; drop the flag, or start a new run with "
                              f"--config {Path(resume) / 'config.yaml'} and the flag")
     elif config_path:
         values = load_yaml(config_path)

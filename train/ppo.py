@@ -18,10 +18,15 @@ which corrects it. The imitation warm start overlaps too, exactly: the teacher p
 so its next batch of hands does not depend on the weights. The request in flight is saved in the
 checkpoint, so ``--resume`` replays it and a resumed run matches an unbroken one.
 
+**Fine-tuning**: ``init_policy`` starts the network from a trained policy (a checkpoint path or a
+shipped name) instead of a fresh initialisation; it is checked against the config's network before
+any file is written.
+
 **Towards the teacher** (both off by default; ablations in ``docs/baselines.md``): ``kl_coef``
-adds ``KL(π_BC ‖ π)`` to the loss, π_BC being the policy the imitation ended with (kept in the
-checkpoint as ``anchor``); ``bc_coef`` adds the cross-entropy of the baselines' own decisions in the
-hands where they sit, which the rollouts otherwise throw away.
+adds ``KL(π_BC ‖ π)`` to the loss, π_BC being the policy PPO starts from: the one the imitation
+ended with, else ``init_policy``'s (kept in the checkpoint as ``anchor``); ``bc_coef`` adds the
+cross-entropy of the baselines' own decisions in the hands where they sit, which the rollouts
+otherwise throw away.
 
 **Device**: ``device: auto`` (the default) puts the learner on CUDA when present, else on the CPU;
 the rollout workers always run on the CPU. On an H200 the quickstart loop trains 3.6× faster than
@@ -33,9 +38,10 @@ last decision (see ``train/rollout.py``); GAE runs over each seat's own decision
 with no bootstrap past the hand's end.
 
 **Checks**: before the run directory is made (or, on ``--resume``, before any file of the run is
-written) the device, ``env_options``, every policy named (teacher, baselines, arena opponents) and
-the checkpoint to resume are checked; a problem exits with status 2 and a message naming it. A loss
-or weight that becomes NaN or infinite stops training (exit status 1) before a checkpoint keeps it.
+written) the device, ``env_options``, every policy named (teacher, baselines, arena opponents),
+``init_policy`` against the config's network and the checkpoint to resume are checked; a problem
+exits with status 2 and a message naming it. A loss or weight that becomes NaN or infinite stops
+training (exit status 1) before a checkpoint keeps it.
 
 **Outputs** in ``runs/<exp_name>__<seed>__<time>/``: ``config.yaml`` (the resolved config),
 ``checkpoint.pt`` (weights, optimiser, pool, counters: ``torch.load(weights_only=True)``; load the
@@ -380,6 +386,29 @@ def check_policies(cfg: TrainConfig) -> None:
                 raise ValueError(f"config field {name!r}: {exc}") from exc
 
 
+def load_init_policy(cfg: TrainConfig, net: PolicyValueNet) -> None:
+    """Copy ``init_policy``'s weights into ``net``; a ValueError naming the field if it is not a trained
+    network, or not this config's network."""
+    from agents.registry import load_policy
+
+    try:
+        policy = load_policy(cfg.init_policy, cfg.game)
+    except (TypeError, ValueError) as exc:  # an unknown name, a missing or damaged .pt, another game's policy
+        raise ValueError(f"config field 'init_policy': {exc}") from exc
+    if not isinstance(policy, NeuralPolicy):
+        raise ValueError(f"config field 'init_policy': {cfg.init_policy!r} is {type(policy).__name__}, not a trained "
+                         "network; give a checkpoint path or a shipped name such as blood_battle_happy")
+    theirs, ours = {**policy.net.arch, "state_planes": 0}, {**net.arch, "state_planes": 0}
+    if theirs != ours:
+        diff = ", ".join(f"{k} {theirs[k]!r} (config: {ours[k]!r})" for k in ours if theirs.get(k) != ours[k])
+        raise ValueError(f"config field 'init_policy': {cfg.init_policy} is another network: {diff}")
+    weights = policy.net.state_dict()
+    if not net.oracle:  # a trainer checkpoint's oracle critic, which this run does not use
+        weights = {k: v for k, v in weights.items() if not k.startswith("critic_trunk.")}
+    missing, unexpected = net.load_state_dict(weights, strict=False)
+    assert not unexpected and all(k.startswith("critic_trunk.") for k in missing), (missing, unexpected)
+
+
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     """Run (or continue) PPO self-play; return the run directory."""
     from torch.utils.tensorboard import SummaryWriter
@@ -400,10 +429,14 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
     update = global_step = hands_played = demonstrations = 0
     elapsed = 0.0  # seconds of training, summed over resumed sessions
-    anchor: PolicyValueNet | None = None  # the policy at the end of imitation, for kl_coef
+    anchor: PolicyValueNet | None = None  # the policy PPO starts from (imitated or init_policy's), for kl_coef
     # This session's seconds per phase; "rollout" is the learner's wait for them (with overlap, their
     # time beyond the update's).
     phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)
+    if resume is None and cfg.init_policy:  # fine-tuning (a resumed run has its weights in its checkpoint)
+        load_init_policy(cfg, net)
+        if cfg.imitation_decisions == 0:
+            anchor = policy_copy(net).to(device)  # for kl_coef: the policy PPO starts from
 
     # ---------------------------------------------------------------- resume (the run's files untouched until it loads)
     if resume is not None:
