@@ -212,20 +212,22 @@ def test_init_policy_starts_ppo_from_a_trained_policy_and_anchors_kl_to_it(tmp_p
         assert ckpt["config"]["init_policy"] == str(spec)
 
 
-def test_init_policy_with_an_oracle_critic_keeps_the_policy_and_starts_the_critic_fresh(tmp_path: Path) -> None:
+def test_init_policy_into_an_oracle_critic_run_loads_the_critic_only_if_the_policy_has_one(tmp_path: Path) -> None:
     from train.export import export_policy
     from train.ppo import load_init_policy
 
-    base = train(tiny(tmp_path / "base", total_decisions=150))
-    export_policy(base / "checkpoint.pt", tmp_path / "policy.pt")
-    cfg = tiny(tmp_path, init_policy=str(tmp_path / "policy.pt"), oracle_critic=True)
-    net = fresh_net(cfg, state_planes=STATE_PLANES)
-    critic = {k: v.clone() for k, v in net.state_dict().items() if k.startswith("critic_trunk.")}
-    load_init_policy(cfg, net)
+    base = train(tiny(tmp_path / "base", total_decisions=150, oracle_critic=True))
+    export_policy(base / "checkpoint.pt", tmp_path / "policy.pt")  # the policy alone, no critic
     start = read_checkpoint(base / "checkpoint.pt")["model"]
-    after = net.state_dict()
-    assert critic and all(torch.equal(after[k], critic[k]) for k in critic)
-    assert all(torch.equal(after[k], start[k]) for k in start)
+    for spec, critic_loaded in ((tmp_path / "policy.pt", False), (base / "checkpoint.pt", True)):
+        cfg = tiny(tmp_path, init_policy=str(spec), oracle_critic=True)
+        net = fresh_net(cfg, state_planes=STATE_PLANES)
+        fresh = {k: v.clone() for k, v in net.state_dict().items() if k.startswith("critic_trunk.")}
+        load_init_policy(cfg, net)
+        after = net.state_dict()
+        assert all(torch.equal(after[k], start[k]) for k in _policy_weights(start))
+        assert fresh and all(torch.equal(after[k], start[k] if critic_loaded else fresh[k]) for k in fresh)
+        assert not torch.equal(start[next(iter(fresh))], fresh[next(iter(fresh))])  # the two cases differ
 
 
 @pytest.mark.parametrize("spec, overrides, message", [

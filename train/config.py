@@ -145,7 +145,8 @@ class TrainConfig:
     """Start from this trained policy's weights instead of a fresh network (fine-tuning): a checkpoint
     path (a trainer checkpoint or a ``python -m train.export`` file) or a shipped name such as
     ``blood_battle_happy``. Its network must be the config's (game, observation planes, ``channels``,
-    ``blocks``, ``lookahead``); an oracle critic the policy lacks starts fresh. "" = a fresh network."""
+    ``blocks``, ``lookahead``); an oracle critic starts fresh unless the policy has one of the same
+    planes. "" = a fresh network."""
     imitation_decisions: int = 0
     """Before PPO, learn from this many decisions of ``teacher`` playing all four seats (behaviour
     cloning: cross-entropy on its actions, value regression on its seats' bean returns); 0 = none.

@@ -403,7 +403,7 @@ def load_init_policy(cfg: TrainConfig, net: PolicyValueNet) -> None:
         diff = ", ".join(f"{k} {theirs[k]!r} (config: {ours[k]!r})" for k in ours if theirs.get(k) != ours[k])
         raise ValueError(f"config field 'init_policy': {cfg.init_policy} is another network: {diff}")
     weights = policy.net.state_dict()
-    if not net.oracle:  # a trainer checkpoint's oracle critic, which this run does not use
+    if policy.net.arch["state_planes"] != net.arch["state_planes"]:  # no oracle critic here, or one of other planes
         weights = {k: v for k, v in weights.items() if not k.startswith("critic_trunk.")}
     missing, unexpected = net.load_state_dict(weights, strict=False)
     assert not unexpected and all(k.startswith("critic_trunk.") for k in missing), (missing, unexpected)
