@@ -12,8 +12,8 @@ engine returns (RULES.md B2), matches of several hands, ``render`` and replay lo
   and, for logs, :meth:`_log_header`.
 
 :func:`checked_action` is the one check of an action against the mask under the
-``illegal_action`` modes; the wrappers of :mod:`mjenv.wrappers` and :mod:`mjenv.rllib_env` pass
-the option through to this env.
+``illegal_action`` modes; the toolkit views of :mod:`mjenv.integrations` pass the option through
+to this env.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from . import render as render_mod
 from . import replay
 from .describe import describe_observation
 from .actions import ActionLayout
+from .encoding import check_observation_dtype
 from .engine.core import N_SEATS, GameCore, IllegalActionError
 
 ILLEGAL_ACTION_MODES = ("raise", "first_legal", "terminate")
@@ -99,7 +100,7 @@ class MahjongAECEnv(AECEnv):
 
     def _setup(self, observer: Any, render_mode: str | None, match_hands: int, tile_style: str,
                log_path: str | os.PathLike | None, illegal_action: str = "raise",
-               illegal_reward: float | None = None) -> None:
+               illegal_reward: float | None = None, observation_dtype: str = "float32") -> None:
         """Check the common options and create the spaces (once: the same objects every call)."""
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -108,6 +109,7 @@ class MahjongAECEnv(AECEnv):
         if tile_style not in ("zh", "unicode"):
             raise ValueError(f"tile_style must be 'zh' or 'unicode', got {tile_style!r}")
         self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.observation_dtype = check_observation_dtype(observation_dtype)
         if illegal_reward is None:
             illegal_reward = -observer.bean_scale  # one big win's beans: see the game modules
         if isinstance(illegal_reward, bool) or not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
@@ -125,7 +127,10 @@ class MahjongAECEnv(AECEnv):
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = observer
         n = self.layout.n
-        obs_box = spaces.Box(*observer.bounds(), dtype=np.float32)  # the planes' real ranges
+        if observation_dtype == "uint8":  # the planes as small integers (encoding.to_uint8)
+            obs_box = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
+        else:
+            obs_box = spaces.Box(*observer.bounds(), dtype=np.float32)  # the planes' real ranges
         mask_box = spaces.Box(0, 1, (n,), np.int8)
         self._obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
         self._act_space = spaces.Discrete(n)
@@ -228,7 +233,12 @@ class MahjongAECEnv(AECEnv):
         g = self.game
         live = g.current_player == seat and not self.terminations[agent]
         mask = g.legal_mask().copy() if live else np.zeros(self.layout.n, dtype=np.int8)
-        return {"observation": self.observer.observe(g, seat), "action_mask": mask}
+        return {"observation": self.observe_seat(seat), "action_mask": mask}
+
+    def observe_seat(self, seat: int) -> np.ndarray:
+        """The observation planes of ``seat`` (0-3) now, in the env's ``observation_dtype``."""
+        planes = self.observer.observe(self.game, seat)
+        return planes if self.observation_dtype == "float32" else self.observer.to_uint8(planes)
 
     def state(self) -> np.ndarray:
         self._require_reset("state")
@@ -327,8 +337,8 @@ class MahjongAECEnv(AECEnv):
         if self.render_mode is None:
             return None
         if self.render_mode == "seat":
-            return describe_observation(self.observe(self.agent_selection)["observation"], self.observer,
-                                        self.tile_style)
+            return describe_observation(self.observer.observe(self.game, self._seat_of[self.agent_selection]),
+                                        self.observer, self.tile_style)
         text = render_mod.render_table(self.game, self.tile_style)
         if self.render_mode == "ansi":
             return text

@@ -125,7 +125,8 @@ class raw_env(MahjongAECEnv):
     def __init__(self, preset: str = "happy", render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None,
                  log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
-                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
+                 illegal_reward: float | None = None, observation_dtype: str = "float32",
+                 **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -143,7 +144,8 @@ class raw_env(MahjongAECEnv):
                         r.mode == "classic"),
             bean_bound=hand_bean_bound(r) / scale,
         )
-        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
+                    observation_dtype)
         self.game: BloodBattleGame | None = None
 
     def _new_game(self, seed: int, hand_index: int, previous: BloodBattleGame | None,

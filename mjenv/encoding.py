@@ -19,6 +19,7 @@ and its indicator, flowers, winds, 吃 melds; no 定缺).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +31,11 @@ if TYPE_CHECKING:  # the blood battle need not import the Joy rules
     from .engine.joy_mahjong import JoyMahjongGame
 
 ENCODER_VERSION = 0
+OBSERVATION_DTYPES = ("float32", "uint8")
+"""``observation_dtype`` options: the planes as float32, or as uint8 small integers (:meth:`_PlaneRanges.to_uint8`)."""
+BEANS_UINT8 = (16, 128)
+"""(scale, offset) of the real-valued planes (beans) in a uint8 observation: ``round(16·value) + 128``,
+clipped to [0, 255], so a step of 1/16 of the bean scale over [-8, 7.94]."""
 RECENT = 4  # last discards shown per seat, most recent first
 _THRESH = np.arange(4)[:, None]
 _PHASES = ("void", "turn", "claim", "rob")
@@ -49,14 +55,26 @@ def _meanings(spec: list[tuple[str, int, str]]) -> dict[str, str]:
     return {name: meaning for name, _, meaning in spec}
 
 
+def check_observation_dtype(dtype: str) -> str:
+    """``dtype`` if it is one of :data:`OBSERVATION_DTYPES`, else a ValueError naming them."""
+    if not isinstance(dtype, str) or dtype not in OBSERVATION_DTYPES:
+        raise ValueError(f"observation_dtype must be one of {OBSERVATION_DTYPES}, got {dtype!r}")
+    return dtype
+
+
 class _PlaneRanges:
     """The value ranges of an observer's planes: [0, 1] but the views in ``wide_ranges`` and the
-    beans (``±bean_bound``); the env's Box bounds and docs/observations.md come from here."""
+    beans (``±bean_bound``); the env's Box bounds and docs/observations.md come from here.
+
+    The uint8 form of an observation stores every plane as a small integer: ``value · scale``
+    (``uint8_scales``; 1 for the 0/1 planes), exact, so ``uint8 / scale`` is the float32 value;
+    the beans, which no byte holds exactly, are quantised by :data:`BEANS_UINT8`."""
 
     views: dict[str, slice]
     state_views: dict[str, slice]
     width: int
     wide_ranges: dict[str, tuple[float, float]]
+    uint8_scales: dict[str, int]
     bean_bound: float
 
     def ranges(self) -> dict[str, tuple[float, float]]:
@@ -73,6 +91,35 @@ class _PlaneRanges:
             if name in views:
                 low[views[name]], high[views[name]] = lo, hi
         return low, high
+
+    @cached_property
+    def uint8_codec(self) -> tuple[np.ndarray, np.ndarray]:
+        """float32 ``(scale, offset)`` per observation plane: ``uint8 = rint(value·scale + offset)``."""
+        planes = max(sl.stop for sl in self.views.values())
+        scale = np.ones(planes, dtype=np.float32)
+        offset = np.zeros(planes, dtype=np.float32)
+        for name, factor in self.uint8_scales.items():
+            scale[self.views[name]] = factor
+        scale[self.views["beans"]], offset[self.views["beans"]] = BEANS_UINT8
+        return scale, offset
+
+    def uint8_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of the uint8 observation planes."""
+        scale, offset = self.uint8_codec
+        low, high = (np.clip(np.rint(b * scale[:, None] + offset[:, None]), 0, 255).astype(np.uint8)
+                     for b in self.bounds())
+        return low, high
+
+    def to_uint8(self, observation: np.ndarray) -> np.ndarray:
+        """The uint8 form of float32 observations ``(..., planes, width)``."""
+        scale, offset = self.uint8_codec
+        q = np.rint(observation * scale[:, None] + offset[:, None])
+        return np.clip(q, 0, 255).astype(np.uint8)
+
+    def from_uint8(self, observation: np.ndarray) -> np.ndarray:
+        """float32 planes back from the uint8 form: exact but for the quantised beans."""
+        scale, offset = self.uint8_codec
+        return ((observation.astype(np.float32) - offset[:, None]) / scale[:, None]).astype(np.float32)
 
 
 class BloodBattleObserver(_PlaneRanges):
@@ -106,6 +153,7 @@ class BloodBattleObserver(_PlaneRanges):
     meanings = _meanings(plane_spec)
     planes = max(s.stop for s in views.values())
     wide_ranges: dict[str, tuple[float, float]] = {}
+    uint8_scales = {"river": 4, "ankan_count": 4, "wall": 108}
     state_views = _layout([
         ("hands", 16),          # every seat's hand, thermometer, absolute seat order
         ("pong", 4), ("kong", 4), ("ankan", 4),
@@ -285,6 +333,7 @@ class JoyMahjongObserver(_PlaneRanges):
     meanings = _meanings(plane_spec)
     planes = max(s.stop for s in views.values())
     wide_ranges = {"chow": (0.0, 4.0)}  # a seat may hold the same chow up to four times
+    uint8_scales = {"river": 4, "flowers": 8, "ankan_count": 4, "wall": 144}
     state_views = _layout([
         ("hands", 16),          # every seat's hand, thermometer, absolute seat order
         ("chow", 4), ("pong", 4), ("kong", 4), ("ankan", 4),

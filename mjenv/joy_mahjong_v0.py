@@ -137,7 +137,8 @@ class raw_env(MahjongAECEnv):
     def __init__(self, room: str | None = None, render_mode: str | None = None, match_hands: int = 1,
                  tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
                  log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
-                 illegal_reward: float | None = None, **rule_overrides: Any) -> None:
+                 illegal_reward: float | None = None, observation_dtype: str = "float32",
+                 **rule_overrides: Any) -> None:
         super().__init__()
         if rules_file is not None:
             spec = load_rules_file(rules_file)
@@ -152,7 +153,8 @@ class raw_env(MahjongAECEnv):
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
         observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
                                       bean_bound=hand_bean_bound(r) / scale)
-        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
+        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
+                    observation_dtype)
         self.game: JoyMahjongGame | None = None
 
     def _new_game(self, seed: int, hand_index: int, previous: JoyMahjongGame | None,

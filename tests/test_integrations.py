@@ -15,7 +15,7 @@ import torch
 
 from mjenv import blood_battle_v0, joy_mahjong_v0
 from mjenv.engine.core import IllegalActionError
-from mjenv.wrappers import SingleSeatEnv
+from mjenv.integrations.gymnasium import SingleSeatEnv
 
 GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
@@ -107,11 +107,9 @@ def test_maskable_ppo_trains_without_illegal_actions(game):
 
 
 def test_rllib_adapter_rewards_sum_to_the_bean_table():
-    from mjenv.rllib_env import MahjongMultiAgentEnv
-    from mjenv.wrappers import rllib_env
+    from mjenv.integrations.rllib import MahjongMultiAgentEnv
 
-    env = rllib_env("blood_battle", rake=400)
-    assert isinstance(env, MahjongMultiAgentEnv)
+    env = MahjongMultiAgentEnv(game="blood_battle", rake=400)
     space = env.get_observation_space("player_0")
     assert set(space.spaces) == {"observations", "action_mask"} and space["action_mask"].dtype == np.float32
     rng = np.random.default_rng(0)
@@ -145,7 +143,7 @@ def test_rllib_chunked_sampling_keeps_every_seats_rewards(game, fragment, episod
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from mjenv.rllib_env import MahjongMultiAgentEnv
+    from mjenv.integrations.rllib import MahjongMultiAgentEnv
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     hands = []  # (each seat's beans, the seats observed before the end) per finished hand
@@ -198,7 +196,7 @@ def test_rllib_chunked_sampling_keeps_every_seats_rewards(game, fragment, episod
 def test_rllib_env_pre_check():
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    from mjenv.rllib_env import MahjongMultiAgentEnv
+    from mjenv.integrations.rllib import MahjongMultiAgentEnv
 
     # The pre-check steps an action sampled without the mask: "first_legal" lets it pass ...
     check_multiagent_environments(MahjongMultiAgentEnv({"game": "joy_mahjong", "illegal_action": "first_legal"}))

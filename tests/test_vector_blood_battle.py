@@ -47,7 +47,7 @@ def hands_to_episodes(options: dict, hands: int) -> int:
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_parity_2000_hands(name):
     options = CONFIGS[name]
-    venv = mv.make("blood_battle", TABLES, **options)
+    venv = mv.make("blood_battle", TABLES, final_observations=True, **options)
     result = check_parity(venv, options, seed=1000, episodes=hands_to_episodes(options, 2000))
     assert result["episodes"] >= hands_to_episodes(options, 2000)
     assert result.get("win", 0) > 0 and result.get("draw", 0) > 0  # both endings were compared

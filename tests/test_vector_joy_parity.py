@@ -5,7 +5,7 @@ Table i of ``make("joy_mahjong", n).reset(seed=s)`` must play exactly what ``raw
 legal actions (half the tables eager: 胡, kongs and calls first, to reach wins, robs and kong
 replacements often); at every step the seat to act, the mask, the observation, the rewards and
 ``state()`` must be equal, and at the end of each hand the beans, the end reason, the win (seat,
-tile, source, fan, X) and the bird.
+tile, source, fan, X), the bird and every seat's view of the finished table.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TA
                 check_state: bool = True) -> dict[str, int]:
     """Play ``games`` episodes over ``tables`` tables through both engines, comparing every step.
     Returns counts of what was reached (wins, draws, decisions)."""
-    venv = vector.make("joy_mahjong", tables, **options)
+    venv = vector.make("joy_mahjong", tables, final_observations=check_state, **options)
     rec = _Recorder(venv.backend)
     envs = [joy_mahjong_v0.raw_env(**options) for _ in range(tables)]
     for i, e in enumerate(envs):
@@ -94,6 +94,9 @@ def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TA
                 stats["wins" if g.wins else "draws"] += 1
             assert bool(terminated[i]) == all(e.terminations.values()), where
             if terminated[i]:
+                if check_state:  # every seat's view of the finished table
+                    views = np.array([e.observe_seat(s) for s in range(4)])
+                    assert np.array_equal(info["final_obs"][i], views), where
                 agent0 = e.possible_agents[0]
                 assert info["beans"][i].tolist() == [e.infos[a]["beans"] for a in e.possible_agents], where
                 assert info["end_reason"][i] == e.infos[agent0]["end_reason"], where

@@ -3,7 +3,8 @@
 Table ``i`` of a vector env reset with seed ``s`` is replayed by one ``raw_env`` reset with ``s + i``
 and unseeded after each episode; at every step both must agree on the seat to act, the mask, the
 observation, the rewards and (``check_state``) ``state()``; at each episode end on the beans, the
-winners and the end reason.
+winners, the end reason and (for an env made with ``final_observations=True``) every seat's view
+of the finished table.
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ def check_parity(venv: Any, options: dict[str, Any], seed: int, episodes: int, c
             done = all(e.terminations.values())
             assert bool(term[i]) == done, f"step {steps} table {i}: terminated {term[i]} != {done}"
             if done:
+                if venv.final_observations:  # every seat's view of the finished table
+                    views = np.array([e.observe_seat(s) for s in range(4)])
+                    _same(info["final_obs"][i], views, f"table {i}: final observations", steps)
                 beans = [e.infos[a]["beans"] for a in e.possible_agents]
                 assert info["beans"][i].tolist() == beans, f"table {i}: beans {info['beans'][i]} != {beans}"
                 reason = e.infos["player_0"]["end_reason"]

@@ -1,14 +1,21 @@
 """``mjenv.vector``: compiled batched engines, step for step the same game as the AEC envs.
 
 ``make(game, num_envs, *, num_threads=1, **options)`` returns a :class:`VectorEnv` of
-``num_envs`` tables played in lockstep; see ``docs/vector.md``.
+``num_envs`` tables played in lockstep (every seat's rewards; the engine-level API of the arena
+and the trainer); :class:`SelfPlayVectorEnv` is its view for parameter-shared self-play (the seat
+to act and the rewards credited to it). The single-seat Gymnasium view is
+:class:`mjenv.integrations.gymnasium.SingleSeatVectorEnv`. See ``docs/vector.md``.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from .. import games
 from .backend import Backend
 from .cache import drop_stale_cache
 from .sampling import random_actions
@@ -23,42 +30,66 @@ def _drop_stale_cache() -> None:
 
 _drop_stale_cache()
 
-__all__ = ["Backend", "SingleSeatVectorEnv", "make", "random_actions"]
-
-GAMES = ("blood_battle", "joy_mahjong")
+__all__ = ["Backend", "SelfPlayVectorEnv", "make", "random_actions"]
 
 
-def _backend(game: str, num_envs: int, options: dict[str, Any]) -> Backend:
-    """The game's backend, imported lazily (each compiles its own functions)."""
-    if game == "blood_battle":
-        from .blood_battle import BloodBattleBackend
-
-        return BloodBattleBackend(num_envs, **options)
-    if game == "joy_mahjong":
-        from .joy_mahjong import JoyMahjongBackend
-
-        return JoyMahjongBackend(num_envs, **options)
-    raise ValueError(f"unknown game {game!r}; choose one of {GAMES}")
+def _backend_class(game: str) -> type:
+    """The game's backend class, imported lazily (each compiles its own functions)."""
+    module, name = games.game(game).backend.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, **options: Any) -> Any:
+def _count(name: str, value: Any) -> int:
+    """``value`` as an int >= 1 (numpy ints too, bools not), else a ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def _check_memory(game: str, num_envs: int) -> None:
+    """Refuse a table count whose arrays alone would not fit in this machine's available memory."""
+    need = num_envs * _backend_class(game).bytes_per_table()
+    free = available_memory()
+    if free is not None and need > free:
+        raise ValueError(f"num_envs={num_envs:,} {game} tables need about {need / 2**30:.1f} GiB "
+                         f"({need / num_envs / 1024:.1f} KiB a table); {free / 2**30:.1f} GiB are available")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new allocations (Linux ``MemAvailable``), or None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, final_observations: bool = False,
+         **options: Any) -> Any:
     """A batched env of ``num_envs`` tables of ``game``; ``options`` are the AEC env's options.
 
-    ``copy=False`` returns the env's own observation and mask buffers, overwritten by the next step.
+    ``copy=False`` returns the env's own observation and mask buffers, overwritten by the next step;
+    ``final_observations=True`` adds every seat's view of each finished table to the step's info.
     """
     from .env import VectorEnv
 
-    if not (isinstance(num_envs, int) and num_envs >= 1):
-        raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-    if not (isinstance(num_threads, int) and num_threads >= 1):
-        raise ValueError(f"num_threads must be an int >= 1, got {num_threads!r}")
-    return VectorEnv(_backend(game, num_envs, options), num_threads=num_threads, copy=copy)
+    games.game(game)
+    num_envs, num_threads = _count("num_envs", num_envs), _count("num_threads", num_threads)
+    for name, flag in (("copy", copy), ("final_observations", final_observations)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {type(flag).__name__} {flag!r}")
+    _check_memory(game, num_envs)
+    backend = _backend_class(game)(num_envs, **options)
+    return VectorEnv(backend, num_threads=num_threads, copy=bool(copy), final_observations=bool(final_observations))
 
 
 def __getattr__(name: str) -> Any:
-    """``SingleSeatVectorEnv`` on first use (it imports gymnasium's vector API)."""
-    if name == "SingleSeatVectorEnv":
-        from .single_seat import SingleSeatVectorEnv
+    """``SelfPlayVectorEnv`` on first use."""
+    if name == "SelfPlayVectorEnv":
+        from .self_play import SelfPlayVectorEnv
 
-        return SingleSeatVectorEnv
+        return SelfPlayVectorEnv
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,7 +23,9 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
    thread through view k instead (for callers that run threads of their own). A step only
    touches the listed tables, so parts never share a table.
 4. ``observe(tables, out, part)`` writes the observation of each listed table's seat to act into
-   ``out[tables]`` (float32 ``(N, *obs_shape)``) and refreshes ``mask``/``seat`` rows.
+   ``out[tables]`` (float32 ``(N, *obs_shape)``) and refreshes ``mask``/``seat`` rows;
+   ``observe_seats(tables, seats, out)`` writes the observation of seat ``seats[j]`` of
+   ``tables[j]`` into ``out[j]`` (any seat, also of a finished hand before the next deal).
 5. ``state(out)`` writes the AEC env's ``state()`` of every table into ``out``;
    ``hand_result(tables)`` reads a finished hand (end reason, winners) before the next deal.
 """
@@ -106,6 +108,10 @@ class Backend(Protocol):
         """Observation of the seat to act into ``out[tables]``; refresh ``seat``/``mask`` rows."""
         ...
 
+    def observe_seats(self, tables: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """The observation of seat ``seats[j]`` of table ``tables[j]`` into ``out[j]``."""
+        ...
+
     def state(self, out: np.ndarray, tables: np.ndarray) -> None:
         """The AEC env's ``state()`` of table ``tables[j]`` into ``out[j]`` (float32 ``(len, *state_shape)``)."""
         ...
@@ -140,6 +146,11 @@ class CompiledBackend:
         ref = raw_env(**options)  # the same validation and errors as the AEC env
         self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
         self.layout, self.n_actions = ref.layout, ref.layout.n
+        self.observer, self.script_keys = ref.observer, ref.script_keys
+        self.illegal_action, self.illegal_reward = ref.illegal_action, ref.illegal_reward
+        self.observation_dtype = ref.observation_dtype
+        self.observation_bounds = ref.observation_space(ref.possible_agents[0])["observation"]
+        """The AEC env's observation Box (its bounds and dtype)."""
         self.bean_scale = float(ref.observer.bean_scale)
         self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
         self.st, self.arrays = new_state(num_envs)
@@ -147,6 +158,12 @@ class CompiledBackend:
         self._view_tuple = (self.st,)
         self.seat = self.arrays.current  # the engine's own buffers
         self.mask = self.arrays.mask
+
+    @classmethod
+    def bytes_per_table(cls) -> int:
+        """Bytes one table's state arrays and observation buffers take (for the memory check)."""
+        _, arrays = cls.new_state(1)
+        return sum(a.nbytes for a in arrays) + 3 * 4 * int(np.prod(cls.obs_shape))
 
     def use_threads(self, n: int) -> None:
         """One compiled view of the state per thread (``part`` 0 .. n - 1)."""

@@ -31,7 +31,7 @@ def _scripted(script: dict[str, Any]) -> tuple[np.ndarray, int]:
         if wall.shape != (len(_TILES),) or not np.array_equal(np.sort(wall), _TILES):
             raise ValueError("a blood-battle wall holds each of the 27 suited kinds exactly 4 times")
     dealer = script.get("dealer")
-    if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4):
+    if dealer is not None and (isinstance(dealer, bool) or not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < 4)):
         raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
     return (np.zeros(0, np.int8) if wall is None else wall.astype(np.int8)), (-1 if dealer is None else int(dealer))
 
@@ -71,6 +71,13 @@ def _observe_chunk(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scal
 
 
 @njit(cache=True, nogil=True)
+def _observe_seats(st: eng.State, tables: np.ndarray, seats: np.ndarray, out: np.ndarray, bean_scale: float,
+                   rule_flags: np.ndarray) -> None:
+    for j in range(len(tables)):
+        enc.observe_seat(st, tables[j], seats[j], bean_scale, rule_flags, out[j])
+
+
+@njit(cache=True, nogil=True)
 def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float) -> None:
     for j in range(tables.shape[0]):
         enc.state(st, tables[j], out[j], bean_scale)
@@ -99,10 +106,11 @@ class BloodBattleBackend(CompiledBackend):
     """Blood battle on ``num_envs`` tables; ``options`` are ``blood_battle_v0.raw_env``'s."""
 
     game = "blood_battle"
+    obs_shape, state_shape = enc.OBS_SHAPE, enc.STATE_SHAPE
+    new_state = staticmethod(eng.new_state)
 
     def __init__(self, num_envs: int, **options: Any) -> None:
         super().__init__(num_envs, raw_env, eng.new_state, options)
-        self.obs_shape, self.state_shape = enc.OBS_SHAPE, enc.STATE_SHAPE
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
@@ -124,6 +132,10 @@ class BloodBattleBackend(CompiledBackend):
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
         _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
+
+    def observe_seats(self, tables: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """Seat ``seats[j]``'s observation of ``tables[j]`` into ``out[j]`` (protocol)."""
+        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags)
 
     def state(self, out: np.ndarray, tables: np.ndarray) -> None:
         """The AEC ``state()`` of ``tables[j]`` into ``out[j]`` (protocol)."""

@@ -105,6 +105,13 @@ def _observe_chunk(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scal
 
 
 @njit(cache=True, nogil=True)
+def _observe_seats(st: eng.State, tables: np.ndarray, seats: np.ndarray, out: np.ndarray, bean_scale: float,
+                   rule_flags: np.ndarray) -> None:
+    for j in range(len(tables)):
+        enc.observe(st, tables[j], seats[j], bean_scale, rule_flags, out[j])
+
+
+@njit(cache=True, nogil=True)
 def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float) -> None:
     for j in range(tables.shape[0]):
         enc.state(st, tables[j], bean_scale, out[j])
@@ -115,10 +122,11 @@ class JoyMahjongBackend(CompiledBackend):
 
     game = "joy_mahjong"
 
+    obs_shape, state_shape = (enc.OBS_PLANES, eng.W), (enc.STATE_PLANES, eng.W)
+    new_state = staticmethod(eng.new_state)
+
     def __init__(self, num_envs: int, **options: Any) -> None:
         super().__init__(num_envs, raw_env, eng.new_state, options)
-        self.obs_shape = (enc.OBS_PLANES, eng.W)
-        self.state_shape = (enc.STATE_PLANES, eng.W)
         self._rules = eng.rules_array(self.rules)
         self._prevailing0 = np.zeros(num_envs, dtype=np.int64)  # the match's first prevailing wind
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
@@ -142,6 +150,10 @@ class JoyMahjongBackend(CompiledBackend):
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
         _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
+
+    def observe_seats(self, tables: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """Seat ``seats[j]``'s observation of ``tables[j]`` into ``out[j]`` (protocol)."""
+        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags)
 
     def state(self, out: np.ndarray, tables: np.ndarray) -> None:
         """The AEC ``state()`` of ``tables[j]`` into ``out[j]`` (protocol)."""

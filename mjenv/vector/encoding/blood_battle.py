@@ -34,13 +34,20 @@ STATE_SHAPE = (_Obs.state_planes, _Obs.width)
 @njit(cache=True, nogil=True)
 def observe(st: State, t: int, out: np.ndarray, bean_scale: float, rule_flags: np.ndarray) -> None:
     """The observation of the seat to act at table ``t`` into ``out`` (planes, 27)."""
+    observe_seat(st, t, st.current[t], bean_scale, rule_flags, out)
+
+
+@njit(cache=True, nogil=True)
+def observe_seat(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndarray, out: np.ndarray) -> None:
+    """The observation of ``seat`` at table ``t`` into ``out`` (planes, 27): only what it may know."""
     out[:] = 0
-    seat, phase = st.current[t], st.phase[t]
+    phase = st.phase[t]
+    own_turn = phase == TURN and st.current[t] == seat
     for i in range(4):
         for k in range(W):
             if st.hands[t, seat, k] > i:
                 out[O_HAND + i, k] = 1
-    if phase == TURN and st.drawn[t] >= 0:
+    if own_turn and st.drawn[t] >= 0:
         out[O_DRAWN, st.drawn[t]] = 1
     if phase == CLAIM or phase == ROB:
         out[O_CLAIM, st.claim_tile[t]] = 1
@@ -75,7 +82,7 @@ def observe(st: State, t: int, out: np.ndarray, bean_scale: float, rule_flags: n
     if phase < OVER:
         out[O_PHASE + phase, :] = 1
     out[O_WALL, :] = (st.tail[t] - st.head[t]) / 108
-    out[O_AFTER_KONG, :] = phase == TURN and st.after_kong[t] != 0
+    out[O_AFTER_KONG, :] = own_turn and st.after_kong[t] != 0
     for i in range(4):
         out[O_RULES + i, :] = rule_flags[i]
 

@@ -46,7 +46,7 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from .wrappers import make_raw_env
+from .. import games
 
 
 class MahjongMultiAgentEnv(MultiAgentEnv):
@@ -56,7 +56,7 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
         super().__init__()
         options = {**(config or {}), **options}
         game = options.pop("game", "blood_battle")
-        self.aec_env = make_raw_env(game, **options)
+        self.aec_env = games.game(game).raw_env(**options)
         self.game = game
         self.possible_agents = list(self.aec_env.possible_agents)
         self.agents = list(self.possible_agents)

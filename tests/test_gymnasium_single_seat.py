@@ -11,7 +11,7 @@ import mjenv  # noqa: F401  (registers mjenv/SingleSeat-v0)
 from agents import RandomPolicy
 from mjenv import blood_battle_v0
 from mjenv.engine.core import IllegalActionError
-from mjenv.wrappers import SingleSeatEnv
+from mjenv.integrations.gymnasium import SingleSeatEnv
 
 GAMES = ["blood_battle", "joy_mahjong"]
 # Warnings check_env gives for every env with an unbounded Box, and for a render mode without fps.
@@ -290,11 +290,12 @@ def test_an_episode_over_before_the_seat_acts_is_carried_into_the_next():
     assert sum(rewards) == info["carried_reward"] + last["beans"]
 
 
-def test_the_wrappers_import_neither_torch_nor_ray():
+def test_the_gymnasium_views_import_neither_torch_nor_ray():
     import subprocess
     import sys
 
-    code = ("import sys; from mjenv.wrappers import SingleSeatEnv; "
+    code = ("import sys; from mjenv.integrations.gymnasium import SingleSeatEnv, SingleSeatVectorEnv; "
             "e = SingleSeatEnv(opponents='heuristic'); e.reset(seed=0); e.step(int(e.action_masks().argmax())); "
+            "v = SingleSeatVectorEnv(num_envs=4, opponents='heuristic'); v.reset(seed=0); v.step(v.action_masks().argmax(1)); "
             "assert 'torch' not in sys.modules and 'ray' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,503 @@
+"""Gymnasium views of the mjenv games: one learning seat against three opponents.
+
+:class:`SingleSeatVectorEnv` is a ``gymnasium.vector.VectorEnv`` of ``num_envs`` tables on the
+compiled engine (:mod:`mjenv.vector`), :class:`SingleSeatEnv` a ``gymnasium.Env`` of one table on
+the readable AEC engine (the reference). ``import mjenv`` registers both under one id per game::
+
+    gymnasium.make_vec("mjenv/BloodBattle-v0", num_envs=1024, preset="qq", opponents="heuristic")
+    gymnasium.make("mjenv/JoyMahjong-v0", room="eight_fan")    # SingleSeatEnv
+
+=====================  ======================================================================
+Make                   ``SingleSeatVectorEnv(game, num_envs, *, opponents="random", seat=0,
+                       autoreset_mode=NEXT_STEP, illegal_action="raise", illegal_reward=None,
+                       observation_dtype="float32", num_threads=1, **env_options)``;
+                       ``SingleSeatEnv(game, opponents="random", seat=0, illegal_action="raise",
+                       **env_options)`` (``env_options``: the AEC env's, ``observation_dtype`` too)
+Observation            ``(N, *obs_shape)``: the learning seat's view, the AEC encoder's planes;
+                       ``(73, 27)`` blood battle, ``(82, 34)`` Joy; float32, or uint8 with
+                       ``observation_dtype="uint8"`` (``docs/observations.md``)
+Action space           ``MultiDiscrete([A] * N)``; ``single_action_space`` ``Discrete(A)``
+                       (62 blood battle, 76 Joy)
+Action mask            ``action_masks()`` int8 ``(N, A)`` (sb3-contrib reads it) and
+                       ``info["action_mask"]``
+Reward                 float32 ``(N,)``: the learning seat's bean change since its previous decision
+Autoreset              ``NEXT_STEP`` (Gymnasium's default) or ``SAME_STEP``: the keyword
+                       ``autoreset_mode``, declared in ``metadata`` and as the attribute
+Episode end            ``terminated[i]`` (never truncated); the info holds the table's bean table
+                       ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won`` (with ``_`` masks); in
+                       ``SAME_STEP`` under ``final_info``, with ``final_obs``
+=====================  ======================================================================
+
+**Autoreset.** ``NEXT_STEP`` (default): the step that ends table ``i``'s episode returns the
+learning seat's view of the finished table; the next ``step`` ignores table ``i``'s action and
+returns the next episode's first decision with reward 0. The mask row of a finished table is all
+ones (the action chosen there is ignored). ``SAME_STEP``: the step that ends the episode already
+returns the next episode's first decision; ``info["final_obs"]`` (an object array) holds the view
+of the finished table and ``info["final_info"]`` its info, each with Gymnasium's ``_`` masks.
+Gymnasium's ``RecordEpisodeStatistics`` assumes ``NEXT_STEP``; with it the episode returns it
+records are the learning seat's bean deltas exactly.
+
+**Reward.** Every bean change of the learning seat counts, on its own decisions and on the
+opponents' between them (kongs, wins it pays, the draw checks and the rake at the end): the
+rewards of an episode sum to ``beans[i, seat]``. Bean changes before the seat's first decision of
+an episode count with that decision. Rarely (Joy Mahjong) a hand ends before the learning seat is
+ever asked; it is merged into the table's next episode (``skipped_hands`` in that episode's
+final info counts such hands, and ``beans`` covers them too), so that every episode has a step
+and the rewards still sum to ``beans``.
+
+**Opponents and seats.** ``opponents``: see :mod:`mjenv.integrations.opponents` (names, ``.pt``
+paths, policy objects whose ``act_batch`` is called once per engine step over all tables, batched
+callables, a :class:`~mjenv.integrations.opponents.Mixture` per table, or
+:class:`~mjenv.integrations.opponents.FrozenNetwork` copies of a network the caller trains).
+``seat``: 0-3, or ``"random"``: drawn per episode and table from the episode's seed
+(``info["seat"]`` says which). An opponent's action is checked strictly: an illegal one raises
+``IllegalActionError`` naming the opponent; the env then refuses to step until ``reset``.
+
+**Illegal actions** of the learning seat: ``illegal_action`` as in the AEC env (``"raise"``,
+``"first_legal"``, ``"terminate"`` with ``illegal_reward``), flagged in ``info["illegal_action"]``.
+
+**Seeding.** ``reset(seed=s)`` deals table ``i`` the AEC env's ``reset(seed=s + i)``, then the
+seeds of that generator; opponents draw from a generator seeded with ``s``. The same seed and
+actions give the same episodes.
+
+Version history: v0 (mjenv 0.1.0): ``mjenv.vector.SingleSeatVectorEnv`` (same-step only) became
+this ``SingleSeatVectorEnv``: both autoreset modes, opponents by name and mixture, random seats,
+``illegal_action``, ``observation_dtype``; ``SingleSeatEnv`` moved here from ``mjenv.wrappers``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from .. import games
+from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action
+from ..encoding import check_observation_dtype
+from ..engine.core import N_SEATS, IllegalActionError
+from ..vector import make
+from ..vector.encoding.quantize import quantize_rows
+from .opponents import N_OPPONENTS, Lineups, uniform_from_seed
+
+__all__ = ["SingleSeatEnv", "SingleSeatVectorEnv"]
+
+_SEAT_SALT = 0x5EA7
+_MAX_SKIPPED = 1000  # hands in a row that end before the learning seat acts: surely a bug
+
+
+def _seat_option(seat: Any) -> int | str:
+    if not (seat == "random" or (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
+                                 and 0 <= seat < N_SEATS)):
+        raise ValueError(f"seat must be 0-{N_SEATS - 1} or 'random', got {seat!r}")
+    return seat if seat == "random" else int(seat)
+
+
+_AUTORESET_NAMES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+def _autoreset_option(mode: Any) -> AutoresetMode:
+    """``mode`` as NEXT_STEP or SAME_STEP (the enum, its value, or ``"next_step"`` / ``"same_step"``)."""
+    if isinstance(mode, str) and mode.lower() in _AUTORESET_NAMES:
+        return _AUTORESET_NAMES[mode.lower()]
+    if mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, "NextStep", "SameStep"):
+        return AutoresetMode(mode)
+    raise ValueError("autoreset_mode must be gymnasium.vector.AutoresetMode.NEXT_STEP or SAME_STEP "
+                     f"(or 'next_step' / 'same_step'), got {mode!r}")
+
+
+class SingleSeatVectorEnv(VectorEnv):
+    """One learning seat per table against batched opponents; see the module docstring."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, opponents: Any = "random",
+                 seat: int | str = 0, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 illegal_action: str = "raise", illegal_reward: float | None = None,
+                 observation_dtype: str = "float32", num_threads: int = 1, **env_options: Any) -> None:
+        self.game = games.game(game).name
+        self.seat_option = _seat_option(seat)
+        self.autoreset_mode = _autoreset_option(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
+        self.observation_dtype = check_observation_dtype(observation_dtype)
+        check_illegal_action_mode(illegal_action)
+        # The engine plays float32 (what opponents read); the learner's rows are converted here.
+        self.venv = make(game, num_envs, num_threads=num_threads, copy=False, final_observations=True,
+                         illegal_action=illegal_action, illegal_reward=illegal_reward, **env_options)
+        self.num_envs = n = self.venv.num_envs
+        self.opponents = Lineups(opponents, self.game, n)
+        observer = self.venv.backend.observer
+        if self.observation_dtype == "uint8":
+            self.single_observation_space = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
+        else:
+            self.single_observation_space = spaces.Box(*observer.bounds(), dtype=np.float32)
+        self.single_action_space = self.venv.single_action_space
+        self.observation_space = spaces.Box(
+            np.broadcast_to(self.single_observation_space.low, (n, *self.single_observation_space.shape)),
+            np.broadcast_to(self.single_observation_space.high, (n, *self.single_observation_space.shape)),
+            dtype=self.single_observation_space.dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
+        self.render_mode = None
+        self._codec = observer.uint8_codec
+        self._all = np.arange(n, dtype=np.int64)
+        self._rng = np.random.default_rng()
+        self._seat = np.zeros(n, dtype=np.int64)
+        self._acted = np.zeros(n, dtype=np.bool_)  # the learner acted in the table's current hand
+        self._carry = np.zeros(n, dtype=np.float64)  # beans of its episode before its first decision
+        self._merged = np.zeros((n, 4), dtype=np.int64)  # beans of skipped hands merged into the episode
+        self._skipped = np.zeros(n, dtype=np.int64)
+        self._autoreset = np.zeros(n, dtype=np.bool_)  # NEXT_STEP: the table resets at the next step
+        self._final_obs: np.ndarray | None = None  # NEXT_STEP: the finished tables' last views
+        self._failure: str | None = None
+        self._ready = False
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal every table (the engine's seeding) and play the opponents up to the seat's turn.
+        ``options`` script every table's first hand (the AEC env's ``wall``, ``dealer`` ...)."""
+        obs, info = self.venv.reset(seed=seed, options=options)
+        self._rng = np.random.default_rng(seed if isinstance(seed, (int, np.integer)) else None)
+        self._acted[:] = False
+        self._carry[:] = 0
+        self._merged[:] = 0
+        self._skipped[:] = 0
+        self._autoreset[:] = False
+        self._failure = None
+        self._new_episodes(self._all)
+        self._ready = True
+        self._advance_or_fail(np.zeros(self.num_envs, dtype=np.float64), {})  # hands end here only merged
+        return self._observations(), self._info()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learning seat's action at every table, then the opponents up to its next decision."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        if self._failure is not None:
+            raise RuntimeError(f"a previous step failed ({self._failure}); the tables are mid-turn: call reset()")
+        n = self.num_envs
+        resetting = self._autoreset.copy()
+        playing = ~resetting
+        reward = np.zeros(n, dtype=np.float64)
+        reward[playing] = self._carry[playing]  # beans before the learner's first decision count with it
+        ended: dict[str, Any] = {}
+        if playing.any():
+            acts = np.asarray(actions)
+            if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
+                raise ValueError(f"actions must be an int array of shape ({n},), got {acts.dtype} {acts.shape}")
+            acts = np.where(playing, acts, 0)
+            _, rewards, term, _, info = self.venv.step(acts, playing)  # the learner: illegal_action applies
+            self._carry[playing] = 0
+            self._acted |= playing
+            reward += rewards[self._all, self._seat]
+            illegal = info.get("illegal_action")
+            self._ends(term, info, reward, ended)
+            self._advance_or_fail(reward, ended)
+        else:
+            illegal = None
+        terminated = np.zeros(n, dtype=np.bool_)
+        if ended:
+            terminated[ended["_final"]] = True
+        obs = self._observations()
+        info = self._info(illegal)
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._autoreset = terminated.copy()
+            if ended:
+                obs[terminated] = self._final_obs[terminated]
+                info["action_mask"][terminated] = 1
+                self._add(info, ended, terminated)
+        elif ended:
+            info["final_info"] = {}
+            self._add(info["final_info"], ended, terminated)
+            info["_final_info"] = terminated.copy()
+            info["final_obs"] = np.full(n, None, dtype=object)
+            for i in np.flatnonzero(terminated):
+                info["final_obs"][i] = self._final_obs[i].copy()
+            info["_final_obs"] = terminated.copy()
+        return obs, reward.astype(np.float32), terminated, np.zeros(n, dtype=np.bool_), info
+
+    def action_masks(self) -> np.ndarray:
+        """int8 ``(N, A)``: the learning seat's legal actions at each table (all ones for a finished
+        table in ``NEXT_STEP`` mode, whose next action is ignored)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before action_masks()")
+        masks = self.venv.backend.mask.copy()
+        masks[self._autoreset] = 1
+        return masks
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if hasattr(self, "venv"):  # gymnasium closes in __del__, also after a failed __init__
+            self.venv.close()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _new_episodes(self, tables: np.ndarray) -> None:
+        """Seats and lineups of the listed tables' new hands, from their episode seeds."""
+        seeds = self.venv._hand_seed[tables]
+        if self.seat_option == "random":
+            self._seat[tables] = (uniform_from_seed(seeds, _SEAT_SALT) * N_SEATS).astype(np.int64)
+        else:
+            self._seat[tables] = self.seat_option
+        self.opponents.draw(tables, seeds)
+        self._acted[tables] = False
+
+    def _ends(self, term: np.ndarray, info: dict[str, Any], reward: np.ndarray, ended: dict[str, Any]) -> None:
+        """Account for the hands that just ended: the learner's episode ends (if it acted in the
+        hand), or the hand merges into the table's next episode; then the tables' new hands."""
+        done = np.flatnonzero(term)
+        if not len(done):
+            return
+        real, skipped = done[self._acted[done]], done[~self._acted[done]]
+        if len(skipped):  # a hand without a learner decision: its beans carry into the next episode
+            self._merged[skipped] += info["beans"][skipped]
+            self._skipped[skipped] += 1
+            if (self._skipped[skipped] >= _MAX_SKIPPED).any():
+                raise RuntimeError(f"{_MAX_SKIPPED} hands in a row ended before the learning seat was asked to act")
+        if len(real):
+            if not ended:
+                n = self.num_envs
+                ended.update(_final=np.zeros(n, dtype=np.bool_), beans=np.zeros((n, 4), dtype=np.int64),
+                             end_reason=np.full(n, "", dtype=object), won=np.zeros((n, 4), dtype=np.bool_),
+                             skipped_hands=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
+            ended["_final"][real] = True
+            ended["seat"][real] = self._seat[real]
+            ended["beans"][real] = info["beans"][real] + self._merged[real]
+            ended["end_reason"][real] = info["end_reason"][real]
+            if "won" in info:
+                ended["won"][real] = info["won"][real]
+            ended["skipped_hands"][real] = self._skipped[real]
+            self._merged[real] = 0
+            self._skipped[real] = 0
+            if self._final_obs is None:
+                self._final_obs = np.zeros(self.observation_space.shape, dtype=self.single_observation_space.dtype)
+            for t in real:
+                self._final_obs[t] = self._convert(info["final_obs"][t][self._seat[t]][None])[0]
+        self._new_episodes(done)
+
+    def _advance_or_fail(self, reward: np.ndarray, ended: dict[str, Any]) -> None:
+        """:meth:`_advance`; if an opponent fails mid-turn, the env refuses to step until ``reset``."""
+        try:
+            self._advance(reward, ended)
+        except BaseException as e:  # re-raised: the tables wait on opponents, so no step may follow
+            self._failure = f"{type(e).__name__}: {e}"[:500]
+            raise
+
+    def _advance(self, reward: np.ndarray, ended: dict[str, Any]) -> None:
+        """Let the opponents act, batched over tables, until every table waits on its learning seat.
+        Rewards of a table's finished episode go to ``reward``; those of its next one wait in ``_carry``."""
+        venv, lineups = self.venv, self.opponents
+        while True:
+            seat_to_act = venv.backend.seat
+            waiting = seat_to_act != self._seat
+            if not waiting.any():
+                return
+            rows = np.flatnonzero(waiting)
+            masks = venv.backend.mask
+            k = (seat_to_act[rows] - self._seat[rows] - 1) % N_SEATS
+            pids = lineups.lineup[rows, k]
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            for pid in np.unique(pids):
+                tables = rows[pids == pid]
+                policy = lineups.policies[pid]
+                chosen = np.asarray(policy.act_batch(venv._obs[tables], masks[tables], self._rng))
+                self._check_opponent(policy, tables, chosen)
+                actions[tables] = chosen
+            _, rewards, term, _, info = venv.step(actions, waiting)
+            r = np.where(waiting, rewards[self._all, self._seat], 0.0)
+            reward += np.where(self._acted, r, 0.0)  # a hand the learner took part in
+            self._carry += np.where(self._acted, 0.0, r)  # else: its next episode's
+            self._ends(term, info, reward, ended)
+
+    def _check_opponent(self, policy: Any, tables: np.ndarray, actions: np.ndarray) -> None:
+        """An opponent's actions, strictly: one legal action per table it plays."""
+        name = getattr(policy, "name", type(policy).__name__)
+        if actions.shape != tables.shape or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"opponent {name!r} returned {actions.dtype} {actions.shape} for {len(tables)} "
+                             "tables; act_batch must return one int action per row")
+        mask = self.venv.backend.mask
+        ok = (actions >= 0) & (actions < mask.shape[1])
+        ok[ok] = mask[tables[ok], actions[ok]] > 0
+        if not ok.all():
+            j = int(np.argmin(ok))
+            t, a = int(tables[j]), int(actions[j])
+            legal = ", ".join(str(x) for x in np.flatnonzero(mask[t]))
+            raise IllegalActionError(f"opponent {name!r} chose illegal action {a} at table {t} "
+                                     f"(seat {int(self.venv.backend.seat[t])}); legal: {legal}; an opponent "
+                                     "policy must choose from the mask it is given")
+
+    def _convert(self, planes: np.ndarray) -> np.ndarray:
+        """float32 planes in the env's observation dtype."""
+        if self.observation_dtype == "float32":
+            return planes.copy()
+        out = np.zeros(planes.shape, dtype=np.uint8)
+        quantize_rows(planes, np.arange(len(planes), dtype=np.int64), *self._codec, out)
+        return out
+
+    def _observations(self) -> np.ndarray:
+        return self._convert(self.venv._obs)
+
+    def _info(self, illegal: np.ndarray | None = None) -> dict[str, Any]:
+        n = self.num_envs
+        every = np.ones(n, dtype=np.bool_)
+        info: dict[str, Any] = {"action_mask": self.venv.backend.mask.copy(), "_action_mask": every,
+                                "seat": self._seat.copy(), "_seat": every.copy()}
+        if illegal is not None:
+            info["illegal_action"], info["_illegal_action"] = illegal, every.copy()
+        return info
+
+    @staticmethod
+    def _add(info: dict[str, Any], ended: dict[str, Any], terminated: np.ndarray) -> None:
+        """The finished episodes' fields, each with Gymnasium's ``_`` mask."""
+        for key in ("beans", "end_reason", "won", "skipped_hands"):
+            info[key], info[f"_{key}"] = ended[key], terminated.copy()
+        info["seat"] = np.where(terminated, ended["seat"], info.get("seat", 0))  # the finished episode's
+        info["_seat"] = info.get("_seat", terminated).copy()
+
+
+class SingleSeatEnv(gymnasium.Env):
+    """One learning seat of one table (the readable AEC engine) against three opponent policies.
+
+    ``opponents``: one spec or a list of three, each a policy name (``"random"``, ``"heuristic"``,
+    ``"ppo"``, a shipped policy's name), a checkpoint path ending ``.pt``, a Policy object
+    (``act(observation, action_mask, rng)``) or a callable with that signature. ``seat``: 0-3 or
+    ``"random"`` (drawn per episode from the seeded ``np_random``). The observation, action space,
+    mask (``action_masks()``, ``info["action_mask"]``), rewards and episode end are those of
+    :class:`SingleSeatVectorEnv` for one table; ``illegal_action`` applies to the learning seat
+    (an opponent's illegal action always raises). A hand that ends before the learning seat is
+    asked is dealt again from the seeded stream by ``reset``, its beans added to the first reward
+    (``info["carried_reward"]`` at reset). ``reset(seed=s)`` with a fixed seat deals the AEC env's
+    ``reset(seed=s)``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
+
+    def __init__(self, game: str = "blood_battle", opponents: Any = "random", seat: int | str = 0,
+                 illegal_action: str = "raise", **env_options: Any) -> None:
+        self.game = games.game(game).name
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.aec_env: MahjongAECEnv = games.game(game).raw_env(illegal_action=illegal_action, **env_options)
+        """The AEC env underneath (``aec_env.game`` is the engine: wins, events, beans)."""
+        specs = opponents if isinstance(opponents, (list, tuple)) else [opponents] * N_OPPONENTS
+        if len(specs) != N_OPPONENTS:
+            raise ValueError(f"opponents must be one spec or a list of {N_OPPONENTS}, got {len(specs)}")
+        cache: dict[Any, Any] = {}  # one policy object per distinct name or path
+        self.opponents = []
+        for spec in specs:
+            key = spec if isinstance(spec, str) else id(spec)
+            if key not in cache:
+                cache[key] = _aec_opponent(spec, self.game)
+            self.opponents.append(cache[key])
+        self.seat_option = _seat_option(seat)
+        agent0 = self.aec_env.possible_agents[0]
+        self.observation_space = self.aec_env.observation_space(agent0)["observation"]
+        self.action_space = self.aec_env.action_space(agent0)
+        self.render_mode = self.aec_env.render_mode
+        self.seat = self.seat_option if isinstance(self.seat_option, int) else 0
+        self._opponent_at: dict[int, Any] = {}
+        self._opp_rng = np.random.default_rng()
+        self._done = True
+        self._pending = 0.0  # learning-seat beans not yet returned as a reward
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal an episode and play the opponents until the learning seat must act.
+
+        ``options`` go to the AEC env's ``reset`` (``wall``, ``dealer``… script the first hand).
+        """
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.seat = int(rng.integers(N_SEATS)) if self.seat_option == "random" else self.seat_option
+        self._agent = self.aec_env.possible_agents[self.seat]
+        self._opponent_at = {(self.seat + 1 + i) % N_SEATS: p for i, p in enumerate(self.opponents)}
+        self._opp_rng = np.random.default_rng(rng.integers(2**63))
+        deal_seed = seed if seed is not None else int(rng.integers(2**63))
+        carried, skipped = 0.0, 0
+        while True:
+            self.aec_env.reset(seed=deal_seed, options=options)
+            self._pending = 0.0
+            if self._play_opponents():
+                break
+            carried += self._pending
+            skipped += 1
+            if skipped >= _MAX_SKIPPED:
+                raise RuntimeError(f"{skipped} episodes in a row ended before seat {self.seat} was asked to act")
+            deal_seed, options = int(rng.integers(2**63)), None
+        self._pending += carried
+        self._done = False
+        info = self._info()
+        if skipped:
+            info["carried_reward"], info["skipped_episodes"] = carried, skipped
+        return self._observe(), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learning seat's ``action``, then the opponents until it must act again or the
+        episode ends."""
+        if self._done:
+            raise RuntimeError("the episode has ended (or reset was never called): call reset() first")
+        self._step_aec(action)  # the AEC env applies illegal_action
+        asked = self._play_opponents()
+        reward, self._pending = float(self._pending), 0.0
+        self._done = not asked
+        info = self._info()
+        aec_info = self.aec_env.infos[self._agent]
+        if aec_info.get("illegal_action"):
+            info["illegal_action"] = True
+        if self._done:
+            info["beans"], info["end_reason"] = aec_info["beans"], aec_info["end_reason"]
+        return self._observe(), reward, self._done, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learning seat's int8 mask (all zeros once the episode has ended)."""
+        if self._done or self.aec_env.game is None:
+            return np.zeros(self.action_space.n, dtype=np.int8)
+        return self.aec_env.game.legal_mask().copy()
+
+    def action_name(self, action: int) -> str:
+        """Name of an action, e.g. ``discard 5m``."""
+        return self.aec_env.action_name(action)
+
+    def render(self) -> str | None:
+        return self.aec_env.render()
+
+    def close(self) -> None:
+        self.aec_env.close()
+
+    def _step_aec(self, action: Any) -> None:
+        """One AEC step; the learning seat's share of its bean deltas goes to ``_pending``."""
+        self.aec_env.step(action)
+        self._pending += self.aec_env.rewards[self._agent]
+
+    def _play_opponents(self) -> bool:
+        """Step opponents until the learning seat must act (True) or the episode ends (False)."""
+        env = self.aec_env
+        while not env.terminations[self._agent]:
+            seat = env.game.current_player
+            if seat == self.seat:
+                return True
+            planes = env.observer.observe(env.game, seat)  # opponents read float32 planes
+            mask = env.game.legal_mask()
+            policy = self._opponent_at[seat]
+            action = policy.act(planes, mask.copy(), self._opp_rng)
+            # Checked here, strictly: the env's illegal_action mode is for the learning seat only.
+            action, _ = checked_action(action, mask, "raise", env.action_name,
+                                       who=f"opponent {getattr(policy, 'name', policy)!r} at seat {seat}",
+                                       way_out="an opponent policy must choose from the mask it is given")
+            self._step_aec(action)
+        return False
+
+    def _observe(self) -> np.ndarray:
+        return self.aec_env.observe_seat(self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "seat": self.seat}
+
+
+def _aec_opponent(spec: Any, game: str) -> Any:
+    """A per-decision policy (``act``) from a name, a checkpoint path, a Policy object or a callable."""
+    if hasattr(spec, "act") and not isinstance(spec, str):
+        return spec
+    from agents import load_policy  # the policies: this module sits above them
+
+    return load_policy(spec, game)

@@ -1,0 +1,96 @@
+"""``SelfPlayVectorEnv``: parameter-shared self-play on the compiled engine, with each seat's
+rewards credited to its own decisions, so that a learner in any toolkit needs no bookkeeping.
+
+=====================  ======================================================================
+Make                   ``SelfPlayVectorEnv(game, num_envs, *, num_threads=1,
+                       final_observations=False, **options)`` (``options``: the AEC env's,
+                       ``illegal_action`` and ``observation_dtype`` included)
+Observation            ``(N, *obs_shape)``: the view of the seat to act at each table
+                       (``info["seat"]``), float32 or uint8 (``observation_dtype``)
+Action                 int ``(N,)``: one action per table, for its seat to act
+Action mask            ``action_masks()`` int8 ``(N, A)``, also ``info["action_mask"]``
+Reward                 float32 ``(N,)``: the bean change of the seat to act since its previous
+                       decision in the hand (at its first decision: since the hand began)
+Episode end            ``terminated[i]``, same-step autoreset (``autoreset_mode``, in
+                       ``metadata`` too): ``obs[i]`` is the next episode's first decision; where
+                       ``info["_final"]``: ``info["final_rewards"]`` float32 ``(N, 4)``, each
+                       seat's bean change since its last decision (credit it to that decision),
+                       ``info["beans"]`` the episode's bean table, ``end_reason``, ``won``; with
+                       ``final_observations``, ``info["final_obs"][i]``: the four seats' views
+=====================  ======================================================================
+
+**Crediting.** Follow one seat of one table through an episode: the reward that comes with its
+decision ``d_k`` (``k >= 1``) belongs to ``d_{k-1}``, and ``final_rewards`` to its last decision.
+Every bean is paid once: for each table and episode, the rewards returned with a seat's
+decisions plus its ``final_rewards`` sum to its ``beans``. A seat that is never asked in a hand
+(a Joy Mahjong hand won on the dealer's first discard) receives its beans in ``final_rewards``
+only. The reward that comes with a seat's first decision of a hand is what it received before
+deciding anything: 0 in both games unless an escape paid it; count it with that first decision
+(``train.vector_rollout`` does the same).
+
+Version history: v0 (mjenv 0.1.0): first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from . import make
+
+
+class SelfPlayVectorEnv:
+    """The seat to act at each of ``num_envs`` tables, with its credited reward; see the module docstring."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    autoreset_mode = AutoresetMode.SAME_STEP
+
+    def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, num_threads: int = 1,
+                 final_observations: bool = False, **options: Any) -> None:
+        self.venv = make(game, num_envs, num_threads=num_threads, copy=True,
+                         final_observations=final_observations, **options)
+        self.game, self.num_envs = game, self.venv.num_envs
+        self.single_observation_space = self.venv.single_observation_space["observation"]
+        self.single_action_space = self.venv.single_action_space
+        self._unpaid = np.zeros((self.num_envs, 4), dtype=np.float64)  # bean changes not yet returned
+        self._all = np.arange(self.num_envs)
+        self._masks: np.ndarray | None = None
+
+    def reset(self, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal every table (the seeding of :func:`mjenv.vector.make`'s env)."""
+        obs, info = self.venv.reset(seed=seed, options=options)
+        self._unpaid[:] = 0
+        self._masks = obs["action_mask"]
+        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"]}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per table for its seat to act; the next seats to act and their rewards."""
+        obs, rewards, terminated, truncated, info = self.venv.step(actions)
+        self._unpaid += rewards
+        out: dict[str, Any] = {key: value for key, value in info.items() if key != "seat"}
+        if terminated.any():  # the finished hand's last credits, before the next hand's seat takes its own
+            final = np.zeros((self.num_envs, 4), dtype=np.float32)
+            final[terminated] = self._unpaid[terminated]
+            self._unpaid[terminated] = 0
+            out["final_rewards"] = final
+        seat = info["seat"]
+        reward = self._unpaid[self._all, seat].astype(np.float32)
+        self._unpaid[self._all, seat] = 0
+        self._masks = obs["action_mask"]
+        out.update(seat=seat, action_mask=obs["action_mask"])
+        return obs["observation"], reward, terminated, truncated, out
+
+    def action_masks(self) -> np.ndarray:
+        """int8 ``(N, A)``: the legal actions of each table's seat to act."""
+        if self._masks is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._masks.copy()
+
+    def state(self, tables: Any = None) -> np.ndarray:
+        """The perfect-information ``state()`` of every table (for oracle critics); see ``make``."""
+        return self.venv.state(tables)
+
+    def close(self) -> None:
+        self.venv.close()
