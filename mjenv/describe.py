@@ -113,14 +113,18 @@ def describe_observation(observation: np.ndarray, observer: Any, style: str = "c
 
 
 def plane_table(observer: Any) -> str:
-    """A markdown table of the observation planes: index range, view name, meaning, value range."""
+    """A markdown table of the observation planes: index range, view name, meaning, value range,
+    and the uint8 form (``observation_dtype="uint8"``): the scale, with the offset where there is one."""
     ranges = observer.ranges()
-    rows = ["| planes | view | meaning | values |", "|---|---|---|---|"]
+    scale, offset = observer.uint8_codec
+    rows = ["| planes | view | meaning | values | uint8 |", "|---|---|---|---|---|"]
     for name, sl in observer.views.items():
         idx = f"{sl.start}" if sl.stop - sl.start == 1 else f"{sl.start}–{sl.stop - 1}"
         lo, hi = ranges.get(name, (0.0, 1.0))
         values = f"[{lo:g}, {hi:g}]"
-        rows.append(f"| {idx} | `{name}` | {observer.meanings[name]} | {values} |")
+        factor, shift = scale[sl.start], offset[sl.start]
+        u8 = f"× {factor:g}" + (f" + {shift:g}, clipped" if shift else "")
+        rows.append(f"| {idx} | `{name}` | {observer.meanings[name]} | {values} | {u8} |")
     return "\n".join(rows)
 
 
@@ -143,6 +147,13 @@ the observation `Box` (`env.observation_space(agent)["observation"].low/high`). 
 hold the seat's beans of the current hand over `bean_scale`; their bound is the most one hand can
 move (`hand_bean_bound` of each env module), shown here for the default rules (it grows with
 `room_coefficient` and `rake`).
+
+With `observation_dtype="uint8"` (an option of every env and view) each plane holds the same
+values as small integers, a quarter of the bytes: `uint8 = round(value · scale + offset)`, the
+scale and offset in the last column, so `(uint8 − offset) / scale` is the float32 value exactly
+(`observer.from_uint8`), for every plane but the beans. No byte holds the beans exactly: their
+planes keep 1/16 of `bean_scale` and clip beyond [−8, 7.94] (the beans of one hand rarely pass
+a few `bean_scale`).
 
 To read one observation as text: `mjenv.describe.describe_observation(obs["observation"],
 env.unwrapped.observer)`, or create the env with `render_mode="seat"` and call `env.render()`

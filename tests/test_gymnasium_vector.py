@@ -28,11 +28,10 @@ class AECSeat:
     """What one table of the single-seat view must show, computed on the AEC engine: the learner
     at ``seat`` against the lowest-legal opponent, hands without a learner decision merged."""
 
-    def __init__(self, game: str, seat: int, seed: int, **options):
-        self.e, self.seat = games.game(game).raw_env(**options), seat
-        self.e.reset(seed=seed)
-        self.carry, self.merged = 0.0, np.zeros(4, dtype=np.int64)
-        self._advance()
+    def __init__(self, game: str, seat: int, seed: int, opponent=lowest_legal, **options):
+        self.e, self.seat, self.opponent = games.game(game).raw_env(**options), seat, opponent
+        self.merged = np.zeros(4, dtype=np.int64)
+        self.restart(seed)
 
     def _advance(self) -> float:
         """Opponents up to the learner's turn; the learner's beans on the way (merging hands it
@@ -40,12 +39,18 @@ class AECSeat:
         e, got = self.e, 0.0
         while True:
             while not all(e.terminations.values()) and e.game.current_player != self.seat:
-                e.step(int(e.game.legal_mask().argmax()))
+                e.step(self._opponent_action())
                 got += e.rewards[f"player_{self.seat}"]
             if not all(e.terminations.values()):
                 return got
             self.merged += [e.infos[a]["beans"] for a in e.possible_agents]  # never asked: merge
             e.reset()
+
+    def _opponent_action(self) -> int:
+        """The batched opponent's choice for the seat to act, called on a batch of one."""
+        e = self.e
+        planes = e.observer.observe(e.game, e.game.current_player)[None]
+        return int(self.opponent(planes, e.game.legal_mask()[None])[0])
 
     def observation(self) -> np.ndarray:
         return self.e.observe_seat(self.seat)
@@ -62,7 +67,7 @@ class AECSeat:
         e.step(action)
         reward += e.rewards[f"player_{self.seat}"]
         while not all(e.terminations.values()) and e.game.current_player != self.seat:
-            e.step(int(e.game.legal_mask().argmax()))
+            e.step(self._opponent_action())
             reward += e.rewards[f"player_{self.seat}"]
         if all(e.terminations.values()):
             beans = np.array([e.infos[a]["beans"] for a in e.possible_agents]) + self.merged
@@ -70,8 +75,8 @@ class AECSeat:
             return reward, True, beans
         return reward, False, None
 
-    def restart(self) -> None:
-        self.e.reset()
+    def restart(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.e.reset(seed=seed, options=options)
         self.carry = self._advance()
 
 
@@ -338,3 +343,52 @@ def test_a_failing_opponent_stops_the_env_until_reset():
     obs, info = env.reset(seed=1)
     assert (info["seat"] == 0).all() and (env.venv.backend.seat == 0).all()
     env.step(env.action_masks().argmax(1))
+
+
+def eager_opponent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """胡 when it can, else the lowest legal action."""
+    from mjenv.actions import JOY_MAHJONG as L
+
+    return np.where(masks[:, L.HU] > 0, L.HU, masks.argmax(axis=1))
+
+
+def test_a_hand_the_learner_never_saw_merges_into_its_next_episode():
+    """Joy Mahjong, scripted: the dealer's first discard (1m) is won at once by seat 1, so the
+    learner at seat 2 is never asked in that hand. Its beans there (the rake) come with its first
+    decision of the next hand, the episode's bean table covers both hands, and the returns that
+    RecordEpisodeStatistics records are still the bean deltas."""
+    from mjenv.engine.joy_mahjong import scripted_wall
+
+    junk = "159m159pESWNCFP"
+    wall = scripted_wall([junk, "23m456p789p234s55s", junk, junk], "6s 7s", [], 0)
+    n, seat, rake = 2, 2, 20
+    env = RecordEpisodeStatistics(SingleSeatVectorEnv("joy_mahjong", n, opponents=eager_opponent, seat=seat,
+                                                      rake=rake))
+    refs = [AECSeat("joy_mahjong", seat, 0, opponent=eager_opponent, rake=rake) for i in range(n)]
+    for i, ref in enumerate(refs):
+        ref.merged[:] = 0
+        ref.restart(100 + i, {"wall": wall, "dealer": 0})  # the scripted hand; then the table's next seeds
+        assert ref.merged[seat] == -rake and ref.carry == -rake  # the first hand went by unseen
+    obs, info = env.reset(seed=100, options={"wall": wall, "dealer": 0})
+    for i, ref in enumerate(refs):
+        np.testing.assert_array_equal(obs[i], ref.observation())
+    rng = np.random.default_rng(0)
+    checked = 0
+    resetting, first = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    while checked < 6:
+        masks = info["action_mask"]  # wrappers pass the info on (not action_masks())
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+        obs, rewards, term, _, info = env.step(actions)
+        for i, ref in enumerate(refs):
+            if resetting[i]:
+                ref.restart()
+                continue
+            reward, done, beans = ref.step(int(actions[i]))
+            assert rewards[i] == reward and term[i] == done
+            if done:
+                assert info["beans"][i].tolist() == beans.tolist()
+                assert info["episode"]["r"][i] == beans[seat]
+                assert info["skipped_hands"][i] == first[i]  # each table's first episode: two hands
+                first[i] = False
+                checked += 1
+        resetting = term

@@ -177,9 +177,11 @@ class VectorEnv:
             if len(over):
                 self._record_ends(info, over, _END_NAMES[result.pop("end_reason")[last]],
                                   {key: value[last] for key, value in result.items()})
-        if len(penalised):  # illegal_action="terminate": the episode ends where it stands
+        if len(penalised):  # illegal_action="terminate": the episode ends where the hand stands
             rewards[penalised, b.seat[penalised]] = self.illegal_reward
-            self._record_ends(info, penalised, np.full(len(penalised), ILLEGAL_END, dtype=object), {})
+            result = b.hand_result(penalised)
+            del result["end_reason"]
+            self._record_ends(info, penalised, np.full(len(penalised), ILLEGAL_END, dtype=object), result)
             self._hand_index[penalised] = 0
         for t in (over, penalised):
             terminated[t] = True
@@ -258,7 +260,8 @@ class VectorEnv:
     def _record_ends(self, info: dict[str, Any], over: np.ndarray, reasons: np.ndarray,
                      fields: dict[str, np.ndarray]) -> None:
         """The info of the episodes that ended at tables ``over``: beans, end reason, the last hand's
-        fields (zeros for a table ended by an illegal action) and, if asked, every seat's view."""
+        fields (as the hand stands, for a table ended by an illegal action) and, if asked, every
+        seat's view."""
         n = self.num_envs
         if "_final" not in info:
             info.update(beans=np.zeros((n, 4), dtype=np.int64), end_reason=self._no_reason.copy(),
