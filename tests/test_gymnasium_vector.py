@@ -3,6 +3,9 @@ compiled engine, checked against the AEC engine table by table and with Gymnasiu
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import gymnasium
 import numpy as np
 import pytest
@@ -392,3 +395,12 @@ def test_a_hand_the_learner_never_saw_merges_into_its_next_episode():
                 first[i] = False
                 checked += 1
         resetting = term
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations" / "gymnasium.md"
+
+
+@pytest.mark.parametrize("block", re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S))
+def test_the_docs_examples_run(block, capsys):
+    exec(compile(block, str(DOC), "exec"), {})
+    assert capsys.readouterr().out.strip()
