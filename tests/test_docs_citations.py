@@ -31,7 +31,7 @@ ANCHOR = re.compile(r"<a (?:id|name)=\"([^\"]+)\"></a>")
 # Notes that live outside the repository; written so that this file does not match them itself.
 OUTSIDE = re.compile(r"RULES\.md|DESIGN\.md|DESIGN \u00a7|\bRULES [BSJ]\d|\.\./shared|/work/share[d]")
 MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
-DOC_REF = re.compile(r"(docs/[\w./-]+\.md)(?:#([\w.-]+))?")
+DOC_REF = re.compile(r"(docs/[\w./-]+\.md)(?:#([\w-]+(?:\.[\w-]+)*))?")
 
 
 def repo_files() -> list[Path]:

@@ -3,7 +3,7 @@ see (or, as a training teacher, only the wall), then play each legal action foll
 compiled heuristics to the end of the hand, in K copies of the table.
 
 Used by ``train.distill`` (the known-hands teacher) and ``bench/probe_search.py`` (every kind of
-world; results in docs/baselines.md, "Search"). The kinds of world (``WORLDS``):
+world; results in docs/experiments/2026-12-03-search-probe.md). The kinds of world (``WORLDS``):
 
 - ``clairvoyant``: nothing is redrawn (a harness check);
 - ``known-hands``: the live wall's order only; the others' concealed hands stay true (a teacher
