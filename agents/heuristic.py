@@ -282,7 +282,8 @@ def danger(view: BloodBattleView, threats: list[Threat], k: int) -> float:
     total = 0.0
     for r in range(1, 4):
         level, collects = threats[r]
-        if not level or k // 9 == view.void[r]:  # nobody wins on their void suit (S2)
+        # nobody wins on their void suit (docs/rules-blood-battle.md#S2)
+        if not level or k // 9 == view.void[r]:
             continue
         d = 1.0
         if collects >= 0:

@@ -1,4 +1,5 @@
-"""Level titles (等级): a cosmetic lookup from a cumulative score to a title, per game (RULES.md S16).
+"""Level titles (等级): a cosmetic lookup from a cumulative score to a title, per game
+(docs/rules-blood-battle.md#S17).
 
 Tables, as (title, lowest score of the title):
 
@@ -52,4 +53,4 @@ def level_legend(game: str) -> str:
     """What the ``level`` column of a game means, in one line for a table's legend."""
     titles = [title for title, _ in LEVEL_TABLES[game]]
     return (f"level: the {game} 等级 title of the cumulative score, from {titles[0]} up to {titles[-1]} "
-            f"({len(titles)} titles named after {_NAMED_AFTER[game]}); cosmetic (RULES S16), not a tile")
+            f"({len(titles)} titles named after {_NAMED_AFTER[game]}); cosmetic (rule S17), not a tile")

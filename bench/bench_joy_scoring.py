@@ -2,7 +2,8 @@
 
     python bench/bench_joy_scoring.py --hands 200 --repeats 5
 
-Hands: seeded random complete hands of every J2 shape (regular with random melds, 七对, 十三幺,
+Hands: seeded random complete hands of every J2 shape (docs/rules-joy-mahjong.md: regular with
+random melds, 七对, 十三幺,
 全不靠 / 七星不靠, 组合龙) in which w tiles are turned into the wildcard; random win flags. Every
 repeat draws fresh hands and times each once, so no hand is scored twice (the per-group tables
 stay warm, as in a long run; a warm-up pass on other hands comes first). The table shows the

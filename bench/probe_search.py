@@ -18,7 +18,8 @@ known), the teacher ``train/distill.py`` labels with.
 Prints the searcher's beans per hand with the duplicate 95% interval (per-deal means over the
 four rotations), the searched and changed decisions, and the time. A research probe, not a
 shipped agent: it reads the engine's state, where a ``Policy`` sees only its observation.
-Results are in docs/baselines.md.
+Results are in docs/experiments/2026-12-03-search-probe.md (blood battle) and
+docs/experiments/2026-12-03-joy-search-teacher.md (Joy Mahjong).
 """
 
 from __future__ import annotations

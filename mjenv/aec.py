@@ -1,9 +1,11 @@
-"""The shared PettingZoo AEC adapter of every mjenv game (DESIGN §2: the env only adapts the engine).
+"""The shared PettingZoo AEC adapter of every mjenv game (the env only adapts the engine:
+docs/layout.md).
 
 :class:`MahjongAECEnv` turns a :class:`~mjenv.engine.core.GameCore` into an ``AECEnv``: four
 agents ``player_0`` … ``player_3`` (seats), one flat ``Discrete(n)`` action space and one
 ``Dict(observation, action_mask)`` space created once, rewards that are the bean deltas the
-engine returns (RULES.md B2), matches of several hands, ``render`` and replay logs. A game module
+engine returns (docs/rules-blood-battle.md#B2), matches of several hands, ``render`` and replay logs.
+A game module
 (``blood_battle_v0``, ``joy_mahjong_v0``) subclasses it and supplies:
 
 - ``metadata`` with the env's name, and ``layout`` (the game's action layout);

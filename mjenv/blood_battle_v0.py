@@ -8,12 +8,14 @@ Action space            ``Discrete(62)``, the same for every seat (see below)
 Observation space       ``Dict(observation=Box(low, high, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``;
                         finite bounds per plane: ``docs/observations.md``
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order
-Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
+Rewards                 bean deltas (欢乐豆) at the step they happen (B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
 Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
 Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
+
+Rule IDs (S1–S15, B1–B2) are anchors of ``docs/rules-blood-battle.md``.
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or
 ``classic`` (first win ends the hand); any field of :class:`mjenv.config.BloodBattleRules` by

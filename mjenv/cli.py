@@ -2,6 +2,7 @@
 
 Each subcommand is one ``_add_<name>_parser(sub)`` function that adds its parser and sets
 ``func`` (the handler: ``args -> exit status``); list it in ``_SUBCOMMANDS`` to enable it.
+Help texts cite rules by ID (docs/rules-blood-battle.md for S and B, docs/rules-joy-mahjong.md for J).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Rule options: one frozen dataclass per game, named presets, validated overrides.
 
-Every decision of RULES.md that a real table could play differently is a field here,
-with the RULES.md ID in its docstring line. Unknown fields and bad values fail at
-construction, naming the field.
+Every rule that a real table could play differently is a field here, with its rule ID
+(docs/rules-blood-battle.md, docs/rules-joy-mahjong.md) in its docstring line. Unknown fields and
+bad values fail at construction, naming the field.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ BLOOD_BATTLE_PRESETS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True)
 class JoyMahjongRules:
-    """Joy Mahjong (欢乐麻将) rule options; defaults are RULES.md J (popular room)."""
+    """Joy Mahjong (欢乐麻将) rule options; defaults as in docs/rules-joy-mahjong.md (popular room)."""
 
     room: str = "popular"
     """J5: ``popular`` 大众场 (X = fan), ``eight_fan`` 8番场 (a win needs >= 8 fan without flowers,

@@ -167,7 +167,8 @@ env.unwrapped.observer)`, or create the env with `render_mode="seat"` and call `
 
 ## Joy Mahjong (`joy_mahjong_v0`, {joy.planes} × {joy.width}, encoder v{joy.version})
 
-`bean_scale` = {joy.bean_scale:g} in the popular room by default.
+`bean_scale` = {joy.bean_scale:g} in the popular room by default. Rule IDs (J2…) are anchors of
+[the Joy Mahjong rules](rules-joy-mahjong.md).
 
 {plane_table(joy)}
 """

@@ -298,7 +298,8 @@ class JoyMahjongObserver(_PlaneRanges):
     """Joy Mahjong observation (per seat) and state (perfect information) encoders, version 0.
 
     34 columns, one per kind (flowers are counted per seat, never shown by kind: every flower is
-    worth the same, J4). Seat-relative order as in the blood battle: self, 下家, 对家, 上家.
+    worth the same, J4 of docs/rules-joy-mahjong.md). Seat-relative order as in the blood battle:
+    self, 下家, 对家, 上家.
     """
 
     version = ENCODER_VERSION

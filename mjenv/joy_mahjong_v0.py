@@ -8,12 +8,14 @@ Action space            ``Discrete(76)``, the same for every seat (see below)
 Observation space       ``Dict(observation=Box(low, high, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``;
                         finite bounds per plane: ``docs/observations.md``
 State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
-Rewards                 bean deltas (欢乐豆) at the step they happen (RULES.md B1–B2)
+Rewards                 bean deltas (欢乐豆) at the step they happen (B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
 Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
 Threads                 one instance per thread: an instance is not thread-safe (below)
 ======================  =====================================================================
+
+Rule IDs (J1–J10, B1–B2) are anchors of ``docs/rules-joy-mahjong.md``.
 
 **Options.** ``room``: ``popular`` 大众场, ``eight_fan`` 8番场 (a 胡 needs >= 8 fan without flowers)
 or ``no_fan`` 无番场 (J5); any field of :class:`mjenv.config.JoyMahjongRules` by name

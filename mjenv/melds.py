@@ -42,8 +42,9 @@ class Meld(NamedTuple):
 
 def check_replacement_win(melds: Sequence[Meld], self_drawn: bool, after_kong: bool,
                           fan: str) -> None:
-    """A self-draw on a kong replacement (``fan``: 杠上花 S9 / 杠上开花 J9) needs a declared kong;
-    raises ValueError naming the way out otherwise."""
+    """A self-draw on a kong replacement (``fan``: 杠上花 S9 of docs/rules-blood-battle.md / 杠上开花 J9 of
+    docs/rules-joy-mahjong.md) needs a declared kong; raises ValueError naming the way out
+    otherwise."""
     if self_drawn and after_kong and not any(m.is_kong for m in melds):
         raise ValueError(f"after_kong with self_drawn is {fan}, a self-draw on a kong's "
                          "replacement tile, but the hand declares no kong: add the kong to melds "

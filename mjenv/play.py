@@ -40,7 +40,7 @@ class PlayResult:
 
 def _policies(opponents: str | Sequence[Any], human: int, game: str = "blood_battle") -> dict[int, Any]:
     """One policy per other seat: a single spec for all three, or three comma-separated/listed."""
-    from agents.registry import load_policy  # agents sit above mjenv (DESIGN §2); only play needs them
+    from agents.registry import load_policy  # agents sit above mjenv (docs/layout.md); only play needs them
 
     specs = [s.strip() for s in opponents.split(",")] if isinstance(opponents, str) else list(opponents)
     if len(specs) == 1:

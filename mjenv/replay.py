@@ -48,6 +48,8 @@ header's ``mjenv_version`` must be a version number no newer than the mjenv that
 too deeply for Python's parser is one too);
 :func:`verify_log` re-plays every hand through the engine and compares each line
 (:class:`ReplayMismatch`, naming the first line that differs).
+
+Rule IDs in the comments: docs/rules-blood-battle.md (S, B) and docs/rules-joy-mahjong.md (J).
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def _split_options(game: str, options: dict[str, Any], own: dict[str, Any],
 
 def _score_blood_battle(hand: str, win_tile: str, melds: Sequence[str], flags: dict[str, bool],
                         options: dict[str, Any]) -> SichuanScore:
-    """RULES S: validate a blood-battle hand and score it (options: preset, first_turn,
+    """docs/rules-blood-battle.md: validate a blood-battle hand and score it (options: preset, first_turn,
     dealer, void, and any BloodBattleRules field)."""
     own, rule_overrides = _split_options(
         "blood_battle", options,
@@ -149,7 +149,7 @@ def _wind(name: str, value: Union[str, int]) -> int:
 
 def _score_joy(hand: str, win_tile: str, melds: Sequence[str], flags: dict[str, bool],
                options: dict[str, Any]) -> joy.JoyScore:
-    """RULES J: validate a Joy Mahjong hand and score it (options: preset, wild, flowers,
+    """docs/rules-joy-mahjong.md: validate a Joy Mahjong hand and score it (options: preset, wild, flowers,
     fourth_tile, seat_wind, prevailing_wind, and any JoyMahjongRules field, e.g. room)."""
     own, rule_overrides = _split_options(
         "joy_mahjong", options,

@@ -9,8 +9,8 @@ A tile *kind* is an int in ``0..33`` (flowers ``34..41``)::
     31-33  C F P   中发白
     34-41  1f-8f   春夏秋冬梅兰竹菊
 
-Hands are 34-slot integer count arrays (flowers are counted apart). Notation follows
-DESIGN.md §3: ``123m456p789s``, honours ``ESWNCFP`` (or ``1z-7z`` in Tenhou order
+Hands are 34-slot integer count arrays (flowers are counted apart). The notation:
+``123m456p789s``, honours ``ESWNCFP`` (or ``1z-7z`` in Tenhou order
 E S W N P F C), flowers ``1f-8f``; Chinese suffixes 万/筒/饼/条/索 and Chinese tile names
 (``五万``, ``东``, ``红中`` ...) are accepted too.
 """

@@ -241,7 +241,7 @@ def play_random_game(new_game: Callable, rules: Any, seed: int, n_tiles: int,
         assert 0 <= g.current_player < N_SEATS
         legal = g.legal_actions()
         assert legal, f"seat {g.current_player} has no legal action in phase {g.phase}"
-        # DESIGN §4: a seat with no choice must not be asked.
+        # docs/rules-blood-battle.md#forced-moves: a seat with no choice must not be asked.
         assert len(legal) >= 2, f"seat {g.current_player} in phase {g.phase} asked with only {legal}"
         if check is not None:
             check(g, legal)

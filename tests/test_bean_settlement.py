@@ -1,5 +1,5 @@
-"""Bean settlement of one hand (RULES.md B1, B3): each loser pays X·N + A, the winner receives
-N·ΣX − A, the rake A leaves every seat once, and the seats sum to −4·A.
+"""Bean settlement of one hand (docs/rules-blood-battle.md B1, B3): each loser pays X·N + A, the
+winner receives N·ΣX − A, the rake A leaves every seat once, and the seats sum to −4·A.
 
 The engine-level cases (N and A applied to real hands) are in test_blood_battle_scenarios.py.
 """

@@ -1,4 +1,4 @@
-"""Invariants over thousands of seeded random games (RULES.md B1-B2, S1, S4).
+"""Invariants over thousands of seeded random games (docs/rules-blood-battle.md B1-B2, S1, S4).
 
 CI plays 2,000 games per preset on the engine (plus a smaller number through the env);
 ``-m slow`` plays 20,000.

@@ -1,7 +1,7 @@
-"""Scenario tests of the blood-battle engine on scripted walls (RULES.md B1-B3, S2-S15).
+"""Scenario tests of the blood-battle engine on scripted walls (docs/rules-blood-battle.md B1-B3, S2-S15).
 
 Each test plays a short script on a wall built with ``scripted_wall``: every hand, draw and kong
-replacement is fixed, and every bean amount is worked out by hand from RULES.md in a comment
+replacement is fixed, and every bean amount is worked out by hand from the rules in a comment
 (fan, X = 6·2^(fan-1) (+6 for the qq self-draw bonus), who pays whom).
 
 Conventions, unless a test says otherwise:
@@ -628,7 +628,8 @@ def test_room_coefficient_and_rake_in_the_engine(winners, expected):
 
 
 def test_forced_moves_are_played_at_once():
-    """DESIGN §4: a seat with no choice is not asked. With the default auto_forced the dealer's
+    """docs/rules-blood-battle.md#forced-moves: a seat with no choice is not asked. With the default
+    auto_forced the dealer's
     lone void-suit tile is discarded within the step of the last 定缺 choice."""
     hands = ["23779m11334579p", "123m456p789p11p46m", "888m222p666p999m5m", "11m33m77m44p88p33p5m"]
     g = BloodBattleGame(blood_battle_rules("qq"), scripted_wall(hands, "1s 5m"), 0)

@@ -104,7 +104,8 @@ def test_describe_shows_the_seats_hand_and_rivers_and_nothing_hidden(module) -> 
                 else:
                     assert f"{shown} {tiles.fmt(m.kinds())}" in block, (m, block)
             voids = getattr(g, "void", None)
-            if voids is not None and g.phase != "void":  # revealed once all four chose (S2)
+            # revealed once all four chose (docs/rules-blood-battle.md#S2)
+            if voids is not None and g.phase != "void":
                 assert f"void {tiles.SUITS[voids[s]]}" in block
         assert text.count("\nhand ") == 1  # only the seat's own concealed tiles are listed
         seen += 1

@@ -44,6 +44,7 @@ def test_a_hand_with_two_wins_then_an_empty_wall_is_told_as_such(tmp_path: Path,
     assert out.count(told) == 2  # the end_hand line and the final table
     assert "1 ended in an exhaustive draw (流局)" in out  # the summary line
     assert replay.ending_text("blood_battle", "draw", 0) == "流局, exhaustive draw: the wall ran out with no win"
+    # S14 (docs/rules-blood-battle.md): blood mode ends on the third win
     assert replay.ending_text("blood_battle", "win", 3) == "3 wins: three seats have won (S14)"
     assert replay.ending_text("joy_mahjong", "draw", 0).startswith("荒庄, exhaustive draw")
 

@@ -72,7 +72,8 @@ def test_stats_use_joy_fans_and_levels(one_vs_three: ArenaResult) -> None:
     st = res.stats()
     wins = [w for r in res.records for w in r.wins]
     assert wins, "random play wins some of 64 Joy hands"
-    assert all(isinstance(w[2], int) and w[2] >= 1 and w[3] == w[2] for w in wins)  # no cap (J4)
+    # no cap (docs/rules-joy-mahjong.md#J4)
+    assert all(isinstance(w[2], int) and w[2] >= 1 and w[3] == w[2] for w in wins)
     assert sum(s["wins"] for s in st.values()) == len(wins)
     for s in st.values():
         assert s["mean_capped_fan"] == s["mean_fan"]

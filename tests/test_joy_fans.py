@@ -1,5 +1,6 @@
-"""Joy Mahjong fans (RULES J4, J5, J9): the seed fan table, J4's adjustments, the rooms, the public
-``mjenv.score`` / ``mjenv score`` path, and a differential test against PyMahjongGB."""
+"""Joy Mahjong fans (docs/rules-joy-mahjong.md J4, J5, J9): the seed fan table, J4's adjustments,
+the rooms, the public ``mjenv.score`` / ``mjenv score`` path, and a differential test against
+PyMahjongGB."""
 
 from __future__ import annotations
 
@@ -255,7 +256,7 @@ def test_eight_fan_minimum_excludes_flowers() -> None:
 
 
 def test_b3_five_fan_hand() -> None:
-    # RULES B3's Joy hand-level example: a 5-fan hand self-drawn has X = 5 in the popular room
+    # B3's Joy hand-level example: a 5-fan hand self-drawn has X = 5 in the popular room
     # (bird and dealer doubling are settlement's): 无财神 2 + 幺九刻 1 + 单钓将 1 + 自摸 1.
     r = joy("345m22p678s", "2p", ("chow:234s", "pong:N"), self_drawn=True)
     assert names(r) == {"无财神": 2, "幺九刻": 1, "单钓将": 1, "自摸": 1}

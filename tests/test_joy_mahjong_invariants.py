@@ -1,4 +1,4 @@
-"""Invariants over thousands of seeded random Joy Mahjong games (RULES.md B1-B2, J1-J3, J10).
+"""Invariants over thousands of seeded random Joy Mahjong games (B1-B2, J1-J3, J10; docs/rules-joy-mahjong.md).
 
 The default run plays 2,000 games on the engine over the three rooms (plus a few hundred through
 the env); ``-m slow`` plays 20,000.

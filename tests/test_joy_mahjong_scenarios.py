@@ -1,4 +1,4 @@
-"""Scenario tests of the Joy Mahjong engine on scripted walls (RULES.md J1-J10, B1).
+"""Scenario tests of the Joy Mahjong engine on scripted walls (docs/rules-joy-mahjong.md J1-J10, B1).
 
 Each test plays a short script on a wall built with ``scripted_wall``: the four hands, the head
 draws (the dealer's 14th, then the 财神 indicator, then the draws of play) and the tail

@@ -1,5 +1,5 @@
-"""Joy Mahjong settlement of one hand (RULES.md J5-J8, J10, B1, B3): rooms, who pays, dealer and
-bird doubling, the bird draw, beans and the rake.
+"""Joy Mahjong settlement of one hand (docs/rules-joy-mahjong.md J5-J8, J10, B1, B3): rooms, who
+pays, dealer and bird doubling, the bird draw, beans and the rake.
 
 Seats are 0..3 in turn order; in the tables below ``W`` is the winner, ``D`` the discarder (None
 for a self-draw), ``dealer`` the dealer's seat and ``bird`` the seat the bird landed on.

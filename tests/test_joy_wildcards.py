@@ -1,5 +1,5 @@
-"""The 财神 wildcard (RULES J2, J4): the search of ``score_win`` against brute force over every
-substitution, the shapes a wildcard completes, ``can_win``, and ``wildcard_of``."""
+"""The 财神 wildcard (docs/rules-joy-mahjong.md J2, J4): the search of ``score_win`` against brute
+force over every substitution, the shapes a wildcard completes, ``can_win``, and ``wildcard_of``."""
 
 from __future__ import annotations
 

@@ -96,7 +96,8 @@ def D(tile: str) -> int:
 
 
 def test_two_winners_on_one_discard_replay(tmp_path):
-    """一炮多响 (S4): both wins and their payments are logged in order and verify."""
+    """一炮多响 (docs/rules-blood-battle.md#S4): both wins and their payments are logged in order and
+    verify."""
     hands = ["23779m11334579p", "123m456p789p11p46m", "888m222p666p999m5m", "11m33m77m44p88p33p5m"]
     lines = _scripted(tmp_path, hands, "1s 2s 3s 4s 5m", "",
                       # the lone 条 discards are forced, so the env plays them unasked

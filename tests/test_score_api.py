@@ -1,4 +1,5 @@
-"""The public scoring API ``mjenv.score`` and the ``mjenv score`` command."""
+"""The public scoring API ``mjenv.score`` and the ``mjenv score`` command (rule IDs:
+docs/rules-blood-battle.md, docs/rules-joy-mahjong.md)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def test_default_hand() -> None:
 
 
 def test_b3_hand_level_example() -> None:
-    # RULES B3: 对对胡 self-drawn with add_base → 6·(2+1) = 18 per loser (54 from three).
+    # B3: 对对胡 self-drawn with add_base → 6·(2+1) = 18 per loser (54 from three).
     result = score(hand="111222444m33399p", win_tile="9p", preset="qq", self_drawn=True)
     assert result.to_dict() == {
         "fans": [{"name": "对对胡", "name_en": "all pungs", "fan": 2},

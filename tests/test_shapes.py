@@ -1,4 +1,4 @@
-"""Win shapes, waits and shanten (RULES S7), against known hands and a slow reference."""
+"""Win shapes, waits and shanten (docs/rules-blood-battle.md#S7), against known hands and a slow reference."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def test_win_shapes(hand: str, regular: bool, seven: bool) -> None:
 
 
 def test_decompositions_all_readings() -> None:
-    # 带幺九 seed example: 111222333m is three pungs or 123m×3 (RULES S8).
+    # 带幺九 seed example: 111222333m is three pungs or 123m×3 (S8).
     ds = decompositions(counts_of("111222333m78999p"))
     assert ds == [
         Decomposition(17, (("chow", 0), ("chow", 0), ("chow", 0), ("chow", 15))),

@@ -1,6 +1,7 @@
-"""Sichuan fans, extras, cap and points (RULES S8-S11, S15), table-driven over tile strings.
+"""Sichuan fans, extras, cap and points (docs/rules-blood-battle.md S8-S11, S15), table-driven over
+tile strings.
 
-Every expectation is worked out by hand from RULES.md in the comment next to it.
+Every expectation is worked out by hand from the rules in the comment next to it.
 X = 6 · 2^(fan-1) for a plain discard win: 1→6, 2→12, 3→24, 4→48, 5→96, 6→192.
 """
 
@@ -191,7 +192,7 @@ def test_cap() -> None:
 @pytest.mark.parametrize("rules, expected, total, multiplier, X", [
     # happy add_fan: 对对胡 2 + 自摸加番 1 = 3 → ×4 → 24.
     (HAPPY, [("对对胡", 2), ("自摸加番", 1)], 3, 4, 24),
-    # qq add_base: 对对胡 2 → ×2, +1 → 6·3 = 18 (RULES B3).
+    # qq add_base: 对对胡 2 → ×2, +1 → 6·3 = 18 (B3).
     (QQ, [("对对胡", 2), ("自摸加底", 0)], 2, 3, 18),
     # none: just 对对胡 2 → 12.
     (blood_battle_rules("qq", self_draw_bonus="none"), [("对对胡", 2)], 2, 2, 12),

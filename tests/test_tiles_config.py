@@ -1,4 +1,5 @@
-"""Tile notation (DESIGN.md §3) and rule options (presets, overrides, validation)."""
+"""Tile notation (mjenv/tiles.py) and rule options (presets, overrides, validation; rule IDs:
+docs/rules-blood-battle.md)."""
 
 import dataclasses
 

@@ -32,8 +32,8 @@ def _without_run_facts(d: dict) -> dict:
     ("blood_battle", {"preset": "qq", "mode": "classic", "rake": 10}, ["random", "heuristic", "random", "heuristic"],
      16, 3),
     ("joy_mahjong", {}, ["heuristic", "random"], 16, 4),
-    # Deal 22 ends in a 海底 discard win: the bird is the last tile drawn (revised J8); the compiled
-    # engine used to take the winning tile and paid twice the beans.
+    # Deal 22 ends in a 海底 discard win: the bird is the last tile drawn (J8 of
+    # docs/rules-joy-mahjong.md); the compiled engine used to take the winning tile and paid twice the beans.
     ("joy_mahjong", {"room": "eight_fan"}, ["heuristic", "random"], 30, 5),
     ("joy_mahjong", {"room": "no_fan"}, ["heuristic", "random", "random", "heuristic"], 10, 6),
 ])

@@ -84,7 +84,8 @@ def test_can_win_agrees_with_the_reference_on_random_hands():
 
 
 def test_ready_precheck_agrees_with_can_complete():
-    """The engine's pre-check on 3n+1 tiles, all four wildcards held included (J2)."""
+    """The engine's pre-check on 3n+1 tiles, all four wildcards held included
+    (docs/rules-joy-mahjong.md#J2)."""
     rng = np.random.default_rng(8)
     four = 0
     for i in range(6000):

@@ -34,7 +34,7 @@ inflated by noise, equally for both). It also reports the labels' **reliability*
 two halves of each decision's worlds pick the same best action, and how well their values
 correlate (``label_reliability``); low values mean noisy labels that want more ``--rollouts``.
 The last step of the shipped blood-battle policies; what it gains, by phase, preset and game, is
-in docs/baselines.md ("Search distillation").
+in docs/experiments/2026-12-03-distillation.md.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ checkpoint, so ``--resume`` replays it and a resumed run matches an unbroken one
 shipped name) instead of a fresh initialisation; it is checked against the config's network before
 any file is written.
 
-**Towards the teacher** (both off by default; ablations in ``docs/baselines.md``): ``kl_coef``
+**Towards the teacher** (both off by default; ablations in ``docs/experiments/2026-12-01-ppo-ablations.md``): ``kl_coef``
 adds ``KL(π_BC ‖ π)`` to the loss, π_BC being the policy PPO starts from: the one the imitation
 ended with, else ``init_policy``'s (kept in the checkpoint as ``anchor``); ``bc_coef`` adds the
 cross-entropy of the baselines' own decisions in the hands where they sit, which the rollouts
@@ -30,7 +30,7 @@ otherwise throw away.
 
 **Device**: ``device: auto`` (the default) puts the learner on CUDA when present, else on the CPU;
 the rollout workers always run on the CPU. On an H200 the quickstart loop trains 3.6× faster than
-the same machine's CPU learner (docs/baselines.md, "A GPU learner").
+the same machine's CPU learner (docs/experiments/2026-12-04-gpu-learner.md).
 
 **Reward**: a seat's bean delta divided by ``reward_scale`` (default: the beans of one capped win,
 192 for the happy preset). Beans that reach a seat between its decisions are credited to its

@@ -2,7 +2,7 @@
 
 A rollout's arrays are about 8 KB per decision (float32 observations), some 110 MB per worker and
 collection; pickled through a pipe they took longer than half the next collection
-(``docs/baselines.md``, "Rollout throughput"). A worker's :class:`Outbox` pickles the rollout with
+(``docs/experiments/2026-12-03-rollout-shared-memory.md``). A worker's :class:`Outbox` pickles the rollout with
 its arrays out of band (protocol 5) into a shared-memory block that it reuses, and sends only the
 small pickle and the block's name; the learner reads the arrays in place with
 :func:`read_shared` while it joins them (``Rollout.concat``), which is the one copy.

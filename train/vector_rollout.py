@@ -9,7 +9,7 @@ tables are played:
   ``venv.step(actions, active)`` for all of them. Tables whose hand ended after enough decisions
   were collected wait (``active`` False) while the others finish theirs.
 - **Deals.** Each update resets the env with a seed ``s`` drawn from the worker's generator. By the
-  engine's seeding contract (``docs/vector.md``, "Seeding") table ``i`` then plays hand seeds
+  engine's seeding contract (``docs/vector.md#seeding``) table ``i`` then plays hand seeds
   ``s + i``, then the draws of ``default_rng(s + i)``: each ``HandSummary.seed`` replays its hand
   through ``raw_env.reset(seed=...)``, action by action.
 - **Duplicate deals** (``duplicate_rollouts``): tables ``4g … 4g + 3`` share their seeds, so they

@@ -124,7 +124,8 @@ def danger(v: np.ndarray, level: np.ndarray, collects: np.ndarray, k: int) -> fl
     """Rough risk of discarding kind k into the threatening seats."""
     total = 0.0
     for r in range(1, 4):
-        if not level[r] or k // 9 == v[SCALARS, S_VOID + r]:  # nobody wins on their void suit (S2)
+        # nobody wins on their void suit (docs/rules-blood-battle.md#S2)
+        if not level[r] or k // 9 == v[SCALARS, S_VOID + r]:
             continue
         d = 1.0
         if collects[r] >= 0:

@@ -3,13 +3,14 @@ see (or, as a training teacher, only the wall), then play each legal action foll
 compiled heuristics to the end of the hand, in K copies of the table.
 
 Used by ``train.distill`` (the known-hands teacher) and ``bench/probe_search.py`` (every kind of
-world; results in docs/baselines.md, "Search"). The kinds of world (``WORLDS``):
+world; results in docs/experiments/2026-12-03-search-probe.md). The kinds of world (``WORLDS``):
 
 - ``clairvoyant``: nothing is redrawn (a harness check);
 - ``known-hands``: the live wall's order only; the others' concealed hands stay true (a teacher
   that sees what a player cannot);
 - ``uniform``: the others' concealed hands and the live wall, uniformly from the unseen tiles (a
-  seat whose river shows a tile outside its void suit holds no void tiles, rule S2);
+  seat whose river shows a tile outside its void suit holds no void tiles, rule S2 of
+  docs/rules-blood-battle.md);
 - ``inferred``: as ``uniform``, but each opponent's hand is redrawn (up to ``TRIES`` times) until
   its shanten matches a value drawn from a shanten profile by discard count, and its last discard
   did not lower its shanten;

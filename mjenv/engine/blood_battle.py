@@ -1,7 +1,8 @@
 """The blood-battle (血战到底) game: the Sichuan layer on the shared core (:mod:`mjenv.engine.core`).
 
 The core deals, draws, asks one seat at a time (``current_player``), checks actions against
-``legal_mask()`` and settles beans as events (RULES.md B1–B2). This layer adds what only the
+``legal_mask()`` and settles beans as events (B1–B2; rule IDs: docs/rules-blood-battle.md). This layer
+adds what only the
 blood battle has: 定缺 (the ``void`` phase, S2), the masks of S2–S6 and S13, 一炮多响 (S4),
 kong payments (S5), the Sichuan fans (S7–S12), play on after a win (S14) and the exhaustive
 draw checks (S15). It knows nothing about PettingZoo.

@@ -8,7 +8,8 @@ it, auto-plays decisions that have a single legal action, and returns each seat'
 
 Phases shared by every game: ``turn`` (own decision after a draw or a call), ``claim`` (seats
 asked one by one, in turn order from the discarder, about a discard; resolved together once all
-have answered, so no seat sees another's pending answer: RULES.md S4/J3), ``rob`` (seats asked
+have answered, so no seat sees another's pending answer: S4 of docs/rules-blood-battle.md, J3 of
+docs/rules-joy-mahjong.md), ``rob`` (seats asked
 about robbing an added kong), ``over``. A game may add phases of its own (定缺's ``void``).
 
 A game is a subclass that fills in the hooks below; the core never looks at fans or wildcards:
@@ -232,7 +233,8 @@ class GameCore:
             )
         self._delta = [0] * N_SEATS
         self._play(int(action))
-        # A seat with no choice is not asked (DESIGN §4): a lone forced action is played at
+        # A seat with no choice is not asked (docs/rules-blood-battle.md#forced-moves): a lone forced
+        # action is played at
         # once, within this step.
         while self.auto_forced and self.phase != "over":
             mask = self.legal_mask()

@@ -1,6 +1,7 @@
 """The Joy Mahjong (欢乐麻将) game: the Joy layer on the shared core (:mod:`mjenv.engine.core`).
 
-The core deals, draws, runs the claim windows and settles beans as events (RULES.md B1–B2).
+The core deals, draws, runs the claim windows and settles beans as events (B1–B2; rule IDs:
+docs/rules-joy-mahjong.md).
 This layer adds the 144-tile wall with flowers and 补花 (J1), the 财神 wildcard (J2), 吃 from the
 seat on the left and 截和 (J3), fans and rooms through :mod:`mjenv.rules.joy` (J4, J5, J9), who
 pays with the bird and dealer doubling through :mod:`mjenv.rules.joy_settlement` (J6–J8), and

@@ -1,4 +1,5 @@
-"""Bean settlement (RULES.md B1): points move as X·N beans; the rake A leaves every seat once."""
+"""Bean settlement (docs/rules-blood-battle.md#B1): points move as X·N beans; the rake A leaves every
+seat once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Joy Mahjong (欢乐麻将) winning shapes and fans with the 财神 wildcard (RULES J2, J4, J5, J9).
+"""Joy Mahjong (欢乐麻将) winning shapes and fans with the 财神 wildcard (docs/rules-joy-mahjong.md J2,
+J4, J5, J9).
 
 Pure functions over a 34-slot count array of concealed tiles (the winning tile included) plus the
 declared melds (:class:`mjenv.melds.Meld`); every piece of win context comes in a

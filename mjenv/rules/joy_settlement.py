@@ -1,4 +1,4 @@
-"""Joy Mahjong (欢乐麻将) settlement of one hand: room, payers, dealer, bird, beans (RULES J5-J8, J10, B1).
+"""Joy Mahjong (欢乐麻将) settlement of one hand: room, payers, dealer, bird, beans (J5-J8, J10, B1).
 
 The docs are in docs/rules-joy-mahjong.md (§7-§12).
 

@@ -1,4 +1,5 @@
-"""Winning shapes, waits and shanten over 34-slot count arrays (RULES S7; game-independent).
+"""Winning shapes, waits and shanten over 34-slot count arrays (docs/rules-blood-battle.md#S7;
+game-independent).
 
 A hand is a 34-slot count array (``np.int8`` array or list of ints, kinds as in
 :mod:`mjenv.tiles`). The three suits form melds of pungs and chows, the honours

@@ -1,4 +1,5 @@
-"""Sichuan blood battle (血战到底) scoring: fan table, extras, cap and points (RULES S7-S11, S15).
+"""Sichuan blood battle (血战到底) scoring: fan table, extras, cap and points (docs/rules-blood-battle.md
+S7-S11, S15).
 
 Pure functions over a 34-slot count array of concealed tiles plus the declared melds
 (:class:`mjenv.melds.Meld`); the caller passes every piece of win context explicitly in a
@@ -31,7 +32,7 @@ class Fan:
     fan: int
 
 
-# S8 base patterns. Seed 004 mislabels two examples; RULES S8 keeps the definitions.
+# S8 base patterns. Seed 004 mislabels two examples; S8 keeps the definitions.
 PING_HU = Fan("平胡", "plain win", 1)
 DUI_DUI_HU = Fan("对对胡", "all pungs", 2)
 QING_YI_SE = Fan("清一色", "full flush", 3)
@@ -68,7 +69,7 @@ class WinContext:
     ``after_kong``: the winner self-draws a kong replacement (杠上花), or wins on the discard
     made right after the discarder's kong (杠上炮). ``first_turn``: 天胡 with ``dealer``, else
     地胡 (the engine decides when it applies). ``last_tile`` is accepted for completeness but
-    adds no fan: RULES S8-S9 (and both seeds) have no 海底 fan.
+    adds no fan: S8-S9 (and both seeds) have no 海底 fan.
     """
 
     self_drawn: bool = False

@@ -1,7 +1,7 @@
 """The Joy Mahjong backend of :mod:`mjenv.vector` (the :class:`~mjenv.vector.backend.Backend`
 protocol): the AEC env's options and validation, the seeded walls and match order, and chunk
 loops over the compiled engine (:mod:`.engine.joy_mahjong`) and encoder
-(:mod:`.encoding.joy_mahjong`).
+(:mod:`.encoding.joy_mahjong`). Rule IDs: docs/rules-joy-mahjong.md.
 """
 
 from __future__ import annotations

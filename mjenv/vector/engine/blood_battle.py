@@ -5,6 +5,7 @@ Every function takes the :class:`State` and a table index ``t`` and mirrors the 
 of the same name (``_discard`` → :func:`discard` ...), so a rule is found in the same place in both
 engines. Actions arrive checked against ``mask``; :func:`apply` plays one and then every lone
 legal action (the reference's ``auto_forced``), adding each seat's bean change to ``delta``.
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ Fans (J4, J9) are the one thing not compiled: where a score is needed — the �
 eight_fan room and every win's settlement — :func:`score` returns to Python (numba ``objmode``)
 and calls :func:`mjenv.rules.joy.score_win` with the same context the reference builds, then
 resumes. Everything else (deal, 补花, 财神, claims, masks, bird, payments) is compiled.
+Rule IDs: docs/rules-joy-mahjong.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Bean moves both compiled engines share (B1, B2): a payment between two seats and the close of
 a hand with its rake. Each works on any engine's state with ``beans``/``delta`` (int64 (N, 4)),
 ``end_reason``, ``phase``, ``current``, ``q_len`` and ``q_pos``; numba compiles one copy per
-state type."""
+state type. Rule IDs: docs/rules-blood-battle.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compiled Joy Mahjong rules (RULES.md J2, J3, J8): the 财神 win check, 吃 options, the bird.
+"""Compiled Joy Mahjong rules (J2, J3, J8): the 财神 win check, 吃 options, the bird.
 
 The same rules as :mod:`mjenv.rules.joy` and :mod:`mjenv.rules.joy_settlement`, as numba
 functions over 34-slot count arrays (``int8``), for :mod:`mjenv.vector.engine.joy_mahjong`.
@@ -12,6 +12,7 @@ concealed tiles and the melds), then 七对, 十三幺, 全不靠 / 七星不靠
 programme's answers are precomputed for every group (:func:`need_tables`); the capped one runs
 only when copies in one's melds could bind and the uncapped check passed. :func:`can_complete`
 is the engine's pre-check (some tile completes a 3n+1 hand; all four wildcards held included).
+Rule IDs: docs/rules-joy-mahjong.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Compiled Sichuan blood-battle scoring (RULES S7-S11, S15): the array form of
+"""Compiled Sichuan blood-battle scoring (S7-S11, S15): the array form of
 :mod:`mjenv.rules.sichuan`, giving the same points.
 
 A seat's tiles are a 27-kind count row plus a meld row (``meld[k]``: 0 none, or one of the meld
@@ -6,6 +6,7 @@ codes below). Rules travel as an int64 vector (the ``R_*`` indices, filled by :f
 Base patterns (S8) are read from the shape bits instead of listing decompositions: a hand is
 all pungs when every concealed count is 0, 2 or 3 with one pair, and 带幺九 when the suit table says
 some reading has a 1 or a 9 in every set; the largest (fan − 根 adjustment) reading is kept.
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
