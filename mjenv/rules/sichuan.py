@@ -252,3 +252,24 @@ def ready_points(concealed13: Counts, melds: Sequence[Meld], rules: BloodBattleR
         if result is not None and result.X > best:
             best = result.X
     return best
+
+
+def draw_check_standing(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules,
+                        void: Optional[int] = None) -> tuple[bool, int]:
+    """(花猪, 查大叫 value) of a hand as if the wall ran out now (S15.1, S15.2; used by S16).
+
+    A 3n+1 hand: :func:`is_flower_pig` and :func:`ready_points`. A 3n+2 hand (a seat on its own
+    turn, or one whose added kong is being robbed) is judged on its most favourable discard:
+    花猪 only when every discard leaves three suits, and the largest value over all discards.
+    """
+    c = _counts(concealed)
+    if (sum(c) + 3 * len(melds)) % 3 != 2:
+        return is_flower_pig(c, melds), ready_points(c, melds, rules, void)
+    pig, ready = True, 0
+    for k in range(len(c)):
+        if c[k]:
+            c[k] -= 1
+            pig = pig and is_flower_pig(c, melds)
+            ready = max(ready, ready_points(c, melds, rules, void))
+            c[k] += 1
+    return pig, ready
