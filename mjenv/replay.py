@@ -61,7 +61,7 @@ from typing import Any, Callable, Iterable, Sequence
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import JOY_MAHJONG, ActionLayout
-from .config import BloodBattleRules, JoyMahjongRules, as_dict, field_names
+from .config import OPTION_GROUPS, BloodBattleRules, JoyMahjongRules, as_dict, field_names
 from .engine import blood_battle as blood_battle_engine
 from .engine import joy_mahjong as joy_mahjong_engine
 from .engine.blood_battle import BloodBattleGame
@@ -318,10 +318,11 @@ def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> GameSpec:
         raise LogFormatError(path, n, f"header: env_version {h['env_version']!r} is not {spec.env_version!r} "
                                       f"(game {h['game']!r})")
     fields = set(field_names(spec.rules))
-    missing, extra = sorted(fields - set(h["options"])), sorted(set(h["options"]) - fields)
+    optional = {name for group in OPTION_GROUPS.values() for name in group}  # left out while off
+    missing, extra = sorted(fields - optional - set(h["options"])), sorted(set(h["options"]) - fields)
     if missing or extra:
-        raise LogFormatError(path, n, f"header: options must hold every rule field exactly; "
-                                      f"missing {missing}, unknown {extra}")
+        raise LogFormatError(path, n, f"header: options must hold every rule field exactly (the escape "
+                                      f"and bankroll fields only when on); missing {missing}, unknown {extra}")
     release = _release(h["mjenv_version"])
     if release is None:
         raise LogFormatError(path, n, f"header: mjenv_version {h['mjenv_version']!r} is not a version number "

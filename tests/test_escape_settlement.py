@@ -13,7 +13,7 @@ from mjenv.config import blood_battle_rules
 from mjenv.rules.beans import pay_from_balance, split_in_ratio, starting_balances
 from mjenv.rules.escape import (JOY_ESCAPE_X, draw_check_claims, happy_escape_beans, happy_escape_split,
                                 joy_escape_x, qq_escape_points)
-from mjenv.rules.sichuan import draw_check_standing
+from mjenv.rules.sichuan import flower_pig_now, ready_points_now
 
 CAP = 192  # 6·2^(6−1): the happy cap amount in points
 
@@ -152,6 +152,6 @@ RULES = blood_battle_rules("happy")
     # Discarding the lone 9s leaves two suits, no 花猪, and six pairs waiting on 7m: 七对 3 fan → 24.
     ("1122m3344p55667m9s", None, False, 24),
 ])
-def test_draw_check_standing(hand, void, pig, ready):
+def test_standing_as_if_the_wall_ran_out_now(hand, void, pig, ready):
     counts = tiles.to_counts(tiles.parse(hand))
-    assert draw_check_standing(counts, (), RULES, void) == (pig, ready)
+    assert (flower_pig_now(counts), ready_points_now(counts, (), RULES, void)) == (pig, ready)

@@ -13,7 +13,7 @@ are ``X = base_points · 2^(capped − 1)`` (+ ``base_points`` for the qq self-d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -254,22 +254,36 @@ def ready_points(concealed13: Counts, melds: Sequence[Meld], rules: BloodBattleR
     return best
 
 
-def draw_check_standing(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules,
-                        void: Optional[int] = None) -> tuple[bool, int]:
-    """(花猪, 查大叫 value) of a hand as if the wall ran out now (S15.1, S15.2; used by S16).
 
-    A 3n+1 hand: :func:`is_flower_pig` and :func:`ready_points`. A 3n+2 hand (a seat on its own
-    turn, or one whose added kong is being robbed) is judged on its most favourable discard:
-    花猪 only when every discard leaves three suits, and the largest value over all discards.
-    """
-    c = _counts(concealed)
-    if (sum(c) + 3 * len(melds)) % 3 != 2:
-        return is_flower_pig(c, melds), ready_points(c, melds, rules, void)
-    pig, ready = True, 0
+def _discards(c: list[int]) -> Iterator[list[int]]:
+    """``c`` with each held kind taken out once in turn (restored after each)."""
     for k in range(len(c)):
         if c[k]:
             c[k] -= 1
-            pig = pig and is_flower_pig(c, melds)
-            ready = max(ready, ready_points(c, melds, rules, void))
+            yield c
             c[k] += 1
-    return pig, ready
+
+
+def _holds_3n2(c: list[int], melds: Sequence[Meld]) -> bool:
+    """A hand of 3n+2 tiles (a kong counts 3): a seat that has drawn and not yet discarded."""
+    return (sum(c) + 3 * len(melds)) % 3 == 2
+
+
+def flower_pig_now(concealed: Counts, melds: Sequence[Meld] = ()) -> bool:
+    """S15.1 as if the wall ran out now (used by S16): :func:`is_flower_pig`; a 3n+2 hand (a seat
+    on its own turn, or one whose added kong is being robbed) only when every discard leaves
+    three suits."""
+    c = _counts(concealed)
+    if not _holds_3n2(c, melds):
+        return is_flower_pig(c, melds)
+    return all(is_flower_pig(rest, melds) for rest in _discards(c))
+
+
+def ready_points_now(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules,
+                     void: Optional[int] = None) -> int:
+    """S15.2 as if the wall ran out now (used by S16): :func:`ready_points`; a 3n+2 hand is
+    judged on its most favourable discard (the largest value over all discards)."""
+    c = _counts(concealed)
+    if not _holds_3n2(c, melds):
+        return ready_points(c, melds, rules, void)
+    return max((ready_points(rest, melds, rules, void) for rest in _discards(c)), default=0)
