@@ -91,6 +91,8 @@ from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .config import BloodBattleRules, blood_battle_rules, load_rules_file
+from .rules import beans as bean_rules
+from .rules import escape as escape_rules
 from .encoding import BloodBattleObserver
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
@@ -101,11 +103,24 @@ def hand_bean_bound(r: BloodBattleRules) -> int:
     """More beans than one seat can win or lose in one hand (the range of the bean planes): three
     capped wins (S11), three 查大叫 payments and three 花猪 payments (S15), and the income of every
     kong a table can make (at most 12 by others or 4 of one's own, 3 payers each), once more as
-    杠上炮 transfers (S12) and once as 退税; then the rake."""
+    杠上炮 transfers (S12) and once as 退税; then the rake; with ``escape``, three escapes' worth
+    (:func:`escape_bean_bound`)."""
     win = r.base_points * 2 ** (r.cap_fan - 1) + (r.base_points if r.self_draw_bonus == "add_base" else 0)
     kong = r.base_points * max(r.direct_kong_units, r.added_kong_units, r.concealed_kong_units)
     points = 3 * win + 3 * win + 3 * r.flower_pig_points + (12 + 9 + 12) * kong
-    return points * r.room_coefficient + r.rake
+    return points * r.room_coefficient + r.rake + (3 * escape_bean_bound(r) if r.escape else 0)
+
+
+def escape_bean_bound(r: BloodBattleRules) -> int:
+    """More beans than one escape moves (S16): the escaper's 扣豆 and 赔偿 to three seats, each C_j at
+    most the larger of a 花猪 payment and a capped win (happy); 16倍 or a capped win to three (qq)."""
+    claim = max(r.flower_pig_points, r.cap_points)
+    if r.escape_rule == "qq":
+        return 3 * max(escape_rules.QQ_ESCAPE_UNITS * r.base_points, r.cap_points) * r.room_coefficient
+    n, x = r.room_coefficient, r.escape_factor
+    penalty = max(r.escape_penalty_floor, n * (3 * r.cap_points + 3 * x * claim))
+    return penalty + 3 * max(r.escape_compensation_floor, n * x * claim)
+
 
 
 def env(**options: Any) -> AECEnv:
@@ -135,6 +150,7 @@ class raw_env(MahjongAECEnv):
         self.rules: BloodBattleRules = blood_battle_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        self.layout = LAYOUT.with_escape(r.escape)
         scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
         observer = BloodBattleObserver(
             # One capped win's worth of beans: keeps the bean planes near [-3, 3].
@@ -142,6 +158,8 @@ class raw_env(MahjongAECEnv):
             rule_flags=(r.self_draw_bonus == "add_base", r.gang_pao_transfer, r.forced_win_last_four,
                         r.mode == "classic"),
             bean_bound=hand_bean_bound(r) / scale,
+            escape=r.escape,
+            balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale,
         )
         self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: BloodBattleGame | None = None
@@ -156,7 +174,8 @@ class raw_env(MahjongAECEnv):
             wall = script.get("wall", wall)
         else:
             dealer = previous.next_dealer if self.rules.mode == "classic" else None
-        return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer)
+        balances = None if previous is None else previous.balances  # B4: they carry over a match
+        return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer, balances=balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index,

@@ -73,7 +73,7 @@ class BloodBattleRules:
             if getattr(self, name) < 1:
                 raise ValueError(f"rule field {name!r} must be >= 1, got {getattr(self, name)!r}")
         for name in ("direct_kong_units", "added_kong_units", "concealed_kong_units",
-                     "flower_pig_units", "rake"):
+                     "flower_pig_units", "rake", "escape_factor"):
             if getattr(self, name) < 0:
                 raise ValueError(f"rule field {name!r} must be >= 0, got {getattr(self, name)!r}")
         _check_escape(self, {"escape_factor": 1, "escape_min_penalty": None, "escape_min_compensation": None})

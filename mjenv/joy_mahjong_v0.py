@@ -97,6 +97,8 @@ from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
+from .rules import beans as bean_rules
+from .rules import escape as escape_rules
 from .encoding import JoyMahjongObserver
 from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
 
@@ -113,9 +115,11 @@ every compatible fan counted, and 无财神 (2) and eight 花牌 add 10."""
 
 def hand_bean_bound(r: JoyMahjongRules) -> int:
     """More beans than one seat can win or lose in one hand (the range of the bean planes): a win
-    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), paid by three seats; then the
-    rake. Kongs pay nothing in Joy Mahjong."""
+    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), or an escape (J11), paid by
+    three seats; then the rake. Kongs pay nothing in Joy Mahjong."""
     per_pair = {"popular": MAX_FAN, "eight_fan": MAX_FAN + 8, "no_fan": 10}[r.room] * 2 * 2
+    if r.escape:
+        per_pair = max(per_pair, escape_rules.joy_escape_x(r.escape_x, r.room))
     return 3 * per_pair * r.room_coefficient + r.rake
 
 
@@ -149,9 +153,11 @@ class raw_env(MahjongAECEnv):
         self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        self.layout = LAYOUT.with_escape(r.escape)
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
         observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
-                                      bean_bound=hand_bean_bound(r) / scale)
+                                      bean_bound=hand_bean_bound(r) / scale,
+                                      balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale)
         self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: JoyMahjongGame | None = None
 
@@ -165,7 +171,8 @@ class raw_env(MahjongAECEnv):
             prevailing = script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
             return JoyMahjongGame(self.rules, script.get("wall", wall), script.get("dealer", dice), prevailing)
         prevailing = (previous.prevailing_wind + (hand_index % 4 == 0)) % 4
-        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
+        # B4: balances carry over a match.
+        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing, balances=previous.balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong",

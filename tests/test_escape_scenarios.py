@@ -14,8 +14,8 @@ import test_joy_mahjong_scenarios as joy
 from mjenv.rules.escape import JOY_ESCAPE_X
 from support import burn, legal, pays, play
 from test_blood_battle_scenarios import (D, DRAWS_LEAVING, FORCED_JUNK, GANG_PAO_HANDS, HU, KONG, MULTI_DRAWS,
-                                         MULTI_HANDS, MULTI_ROUND, PASS, READY_5P, VOID, _in_turns, _rest, dingque,
-                                         last_draws, new_game)
+                                         MULTI_HANDS, MULTI_ROUND, PASS, PONG, READY_5P, ROB_HANDS, VOID, _in_turns,
+                                         _rest, dingque, last_draws, new_game)
 
 ESCAPE_BB, ESCAPE_JOY = 62, 76  # the last action of each game's layout with escape=True
 CAP = 192  # 6·2^(6−1)
@@ -186,6 +186,25 @@ def test_escape_in_a_claim_window_keeps_the_other_answers():
     assert play(g, [(1, HU), (2, ESCAPE_BB), (3, HU)]) == [6 - 30, 6 + 6, -576 - 18, 6 + 24]
     assert [(w.seat, w.source) for w in g.wins] == [(1, 0), (3, 0)]
     assert g.over and g.end_reason == "win"
+
+
+@pytest.mark.parametrize("preset,expected,kong_made", [
+    # happy: seat 2 (ready on 5m, C = 0; u = 3) pays 扣豆 576 and 赔偿 6 to each of 3, 0, 1; seat 3
+    # passes, the 面下杠 is made and paid 6 by the seats in play, 0 and 3, not by the escaper.
+    ("happy", [6 - 6, 6 + 12, -576 - 18, 6 - 6], True),
+    # qq: the escape ends the hand at once: 96 to each of the three; the kong is never made.
+    ("qq", [96, 96, -288, 96], False),
+])
+def test_escape_in_a_rob_window(preset, expected, kong_made):
+    hands = list(ROB_HANDS)
+    hands[1] = "55m1s13699m44557p"
+    g = new_game(preset, hands, draws="5m 2s 3s 4s 5m", tail="6s", escape=True)
+    play(g, dingque() + [(0, D("5m")), (1, PONG), (2, PASS), (3, PASS), (1, D("1s")),
+                         (2, D("2s")), (3, D("3s")), (0, D("4s")), (1, KONG("5m"))])
+    assert g.phase == "rob" and g.current_player == 2
+    assert play(g, [(2, ESCAPE_BB)] + [(3, PASS)] * kong_made) == expected
+    assert any(e["type"] == "kakan" for e in g.events) == kong_made
+    assert g.over != kong_made
 
 
 def test_dealer_escapes_while_choosing_its_void():

@@ -46,6 +46,12 @@ def starting_balances(bankroll: int | Sequence[int] | None) -> list[int] | None:
     return [int(b) for b in bankroll]
 
 
+def balance_bound(bankroll: int | Sequence[int]) -> int:
+    """More beans than a seat can hold (B4): all the seats' bankrolls together, since balances
+    never go below 0 and their sum only shrinks (the rake and 扣豆 leave the table)."""
+    return sum(starting_balances(bankroll))
+
+
 def split_in_ratio(amount: int, weights: Sequence[int]) -> list[int]:
     """``amount`` beans split in the ratio of ``weights`` (B4; seed 002 逃跑 (a), (b)).
 
