@@ -155,9 +155,9 @@ class raw_env(MahjongAECEnv):
         r = self.rules
         self.layout = LAYOUT.with_escape(r.escape)
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
+        held = None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale
         observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
-                                      bean_bound=hand_bean_bound(r) / scale,
-                                      balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale)
+                                      bean_bound=hand_bean_bound(r) / scale, balance_bound=held)
         self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward)
         self.game: JoyMahjongGame | None = None
 

@@ -634,6 +634,11 @@ def _tile(pai: str, style: str) -> str:
     return tiles.name_zh(k) if style == "zh" else tiles.glyph(k) if style == "unicode" else pai
 
 
+def _count(n: int, noun: str) -> str:
+    """``n noun`` with the plural s."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 def ending_text(game: str, reason: str, wins: int, escapes: int = 0) -> str:
     """How a hand ended, for people: ``reason`` (``win`` / ``draw`` / ``escape``), the number of
     wins and of escapes (S16, J11).
@@ -647,7 +652,7 @@ def ending_text(game: str, reason: str, wins: int, escapes: int = 0) -> str:
             return "a win ends the hand (J10)"
         return "荒庄, exhaustive draw: the wall ran out with no win"
     if reason == "win" and escapes and wins < 3:
-        return f"{wins} win{'s' if wins > 1 else ''} and {escapes} escape{'s' if escapes > 1 else ''} leave one seat in play (S16.1)"
+        return f"{_count(wins, 'win')} and {_count(escapes, 'escape')} leave one seat in play (S16.1)"
     if reason == "win":
         # Blood mode ends on the third win; classic mode (S14) at the first discard or draw won on.
         return f"{wins} wins: three seats have won (S14)" if wins >= 3 else "classic mode: the first win ends the hand"
@@ -683,8 +688,8 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
         suit = tiles.SUIT_NAMES_ZH[tiles.SUITS.index(ev["suit"])]
         return f"{who} chose a void suit" if hidden else f"{who} 定缺 {suit}"
     if t == "dingque_reveal":
-        return "定缺: " + ", ".join(f"player_{s} {'(escaped)' if v is None else tiles.SUIT_NAMES_ZH[tiles.SUITS.index(v)]}"
-                                     for s, v in enumerate(ev["voids"]))
+        voids = ["(escaped)" if v is None else tiles.SUIT_NAMES_ZH[tiles.SUITS.index(v)] for v in ev["voids"]]
+        return "定缺: " + ", ".join(f"player_{s} {v}" for s, v in enumerate(voids))
     if t == "escape":
         text = f"{who} 逃跑 escapes: it leaves the hand"
         if "penalty" in ev:

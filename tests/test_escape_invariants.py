@@ -1,10 +1,10 @@
 """Invariants of escapes and bean balances over seeded random games (RULES.md B4, S16, J11).
 
-The policy escapes now and then (2% of decisions) and otherwise plays as the games' own invariant tests do; bankrolls are small, so payments
-cut short by a balance are common. Checked at every step and at the end: tiles conserved, every
-seat asked has a legal action and is still in play, an escaper never acts again, rewards add up
-to the bean table and to the balances' change, no balance below 0, beans conserved apart from the
-rake and 扣豆, the same seed plays the same game. The default run plays a few hundred games per
+The policy escapes now and then (2% of decisions) and otherwise plays as the games' own invariant
+tests do; bankrolls are small, so payments cut short by a balance are common. Checked at every
+step and at the end: tiles conserved, every seat asked has a legal action and is still in play,
+an escaper never acts again, rewards add up to the bean table and to the balances' change, no
+balance below 0, beans conserved apart from the rake and 扣豆, the same seed plays the same game. The default run plays a few hundred games per
 configuration; ``-m slow`` plays 20,000.
 """
 
@@ -132,7 +132,8 @@ def test_same_seed_same_game(config):
     rules = make_rules(escape=True, bankroll=BANKROLL)
     choose = _escape_sometimes(pick)
     for seed in range(20):
-        assert _play(engine, rules, choose, n_tiles, seed)[0].events == _play(engine, rules, choose, n_tiles, seed)[0].events
+        first, again = (_play(engine, rules, choose, n_tiles, seed)[0] for _ in range(2))
+        assert first.events == again.events
 
 
 # ---------------------------------------------------------------- matches through the env
