@@ -142,3 +142,16 @@ def test_page_shows_the_escape_and_the_balances(tmp_path, match_log):
     at = next(i for i, f in enumerate(hand["frames"]) if f["type"] == "escape")
     assert "逃跑 escapes" in got["frames"][at]["now"]
     assert "no one" in got["end"]["wins"] and "balances P0" in got["end"]["wins"]
+
+
+@pytest.mark.parametrize("game,reason,wins,escapes,text", [
+    ("blood_battle", "escape", 0, 1, "an escape (逃跑) ends the hand (S16)"),
+    ("joy_mahjong", "escape", 0, 1, "an escape (逃跑) ends the hand (J11)"),
+    # happy: the hand ends once fewer than two seats are in play, wins and escapes together.
+    ("blood_battle", "win", 2, 1, "2 wins and 1 escape leave one seat in play (S16.1)"),
+    ("blood_battle", "win", 1, 2, "1 win and 2 escapes leave one seat in play (S16.1)"),
+    ("blood_battle", "win", 3, 0, "3 wins: three seats have won (S14)"),
+])
+def test_ending_text(game, reason, wins, escapes, text):
+    from mjenv.replay import ending_text
+    assert ending_text(game, reason, wins, escapes) == text
