@@ -11,7 +11,7 @@ import pytest
 from mjenv import tiles
 from mjenv.config import blood_battle_rules
 from mjenv.rules.beans import pay_from_balance, split_in_ratio, starting_balances
-from mjenv.rules.escape import (JOY_ESCAPE_X, draw_check_claims, happy_escape_beans, happy_escape_split,
+from mjenv.rules.escape import (JOY_ESCAPE_X, draw_check_claims, happy_escape_beans, escape_split,
                                 joy_escape_x, qq_escape_points)
 from mjenv.rules.sichuan import flower_pig_now, ready_points_now
 
@@ -101,8 +101,8 @@ def test_happy_escape_beans(claims, u, n, x, min_pen, min_comp, penalty, comps):
     # Nothing held: nothing paid.
     (0, 960, [192, 192, 6], 0, [0, 0, 0]),
 ])
-def test_happy_escape_split(balance, penalty, comps, paid_penalty, paid_comps):
-    got_penalty, got_comps = happy_escape_split(balance, penalty, comps)
+def test_escape_split(balance, penalty, comps, paid_penalty, paid_comps):
+    got_penalty, got_comps = escape_split(balance, penalty, comps)
     assert (got_penalty, got_comps) == (paid_penalty, paid_comps)
     if balance is not None and balance < penalty + sum(comps):
         assert got_penalty + sum(got_comps) == balance  # all it holds, no more

@@ -479,7 +479,7 @@ class GameCore:
         self.escaped[s] = True
         penalty, dues = self._escape_dues(s)
         balance = None if self.balances is None else self.balances[s]
-        paid_penalty, paid = escape_rules.happy_escape_split(balance, penalty, [d.beans for d in dues])
+        paid_penalty, paid = escape_rules.escape_split(balance, penalty, [d.beans for d in dues])
         event: dict[str, Any] = {"type": "escape", "actor": s}
         if penalty:
             event["penalty"] = paid_penalty
@@ -506,15 +506,10 @@ class GameCore:
         """A payment of ``points``, worth points·N beans (B1)."""
         return Due(payer, payee, points, reason, bean_rules.beans_of(points, self.rules.room_coefficient))
 
-    def _pay(self, payer: int, payee: int, points: int, reason: str) -> None:
-        """One payment of ``points``·N beans, an event of its own, at once (B1, B2)."""
-        if points > 0:
-            self._settle_event([self._due(payer, payee, points, reason)])
-
     def _settle_event(self, records: Sequence[Due | dict[str, Any]]) -> list[int]:
         """Pay the dues of one settlement event and log them, with the other events of ``records``
-        in their order; returns the beans paid per due. With balances (B4) each payer pays at most
-        what it held when the event began, split in the ratio owed."""
+        in their order; returns the beans paid per due (dues of 0 beans are skipped). With balances
+        (B4) each payer pays at most what it held when the event began, split in the ratio owed."""
         dues = [r for r in records if isinstance(r, Due) and r.beans > 0]
         paid = [d.beans for d in dues]
         if self.balances is not None:

@@ -62,11 +62,11 @@ def happy_escape_beans(claims: Sequence[int], in_play: int, cap_points: int, roo
     return penalty, [max(min_compensation, n * factor * c) for c in claims]
 
 
-def happy_escape_split(balance: int | None, penalty: int, compensations: Sequence[int]) -> tuple[int, list[int]]:
+def escape_split(balance: int | None, penalty: int, compensations: Sequence[int]) -> tuple[int, list[int]]:
     """S16.3 (seed 002 逃跑 (a), (b)): what an escaper holding ``balance`` pays of ``penalty`` and
     ``compensations``. When it holds less than their sum, (a) all it holds is split between 扣豆
     and the total 赔偿 in their ratio, then (b) the 赔偿 share among the payees in the ratio of what
-    each was owed. ``balance`` None: unlimited."""
+    each was owed. ``balance`` None: unlimited. With no penalty (qq, Joy) this is B4's split."""
     owed = penalty + sum(compensations)
     if balance is None or owed <= balance:
         return penalty, list(compensations)
@@ -90,5 +90,5 @@ def joy_escape_x(escape_x: int | None, room: str) -> int:
     return JOY_ESCAPE_X[room] if escape_x is None else escape_x
 
 
-__all__ = ["JOY_ESCAPE_X", "QQ_ESCAPE_UNITS", "QQ_LAST_TILES", "draw_check_claims", "happy_escape_beans",
-           "happy_escape_split", "joy_escape_x", "qq_escape_points"]
+__all__ = ["JOY_ESCAPE_X", "QQ_ESCAPE_UNITS", "QQ_LAST_TILES", "draw_check_claims", "escape_split",
+           "happy_escape_beans", "joy_escape_x", "qq_escape_points"]
