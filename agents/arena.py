@@ -66,6 +66,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from mjenv.config import as_dict
+
 from .levels import level_legend, level_title
 from .registry import load_policy
 
@@ -461,7 +463,9 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
         _check_log_dir(log_dir)
     for spec in agents:
         load_policy(spec, game)
-    rules = dataclasses.asdict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}
+    # as_dict leaves out the option groups that are off (escape, bankroll): results written
+    # before those options existed still pair with new ones (mjenv compare).
+    rules = as_dict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}
     rake = int(getattr(raw.rules, "rake", 0))
 
     from tqdm import tqdm

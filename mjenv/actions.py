@@ -13,6 +13,7 @@ Blood battle (27 suited kinds, no 吃, 定缺)::
     58        pass (过)
     [59, 62)  定缺 void suit m, p, s
     = 62
+    62        escape (逃跑/强退), only with the rule option ``escape`` (S16): = 63
 
 Joy Mahjong (34 kinds, 吃 from the seat on the left, no 定缺)::
 
@@ -25,6 +26,12 @@ Joy Mahjong (34 kinds, 吃 from the seat on the left, no 定缺)::
     74        抢杠胡 rob the kong being added
     75        pass (过)
     = 76
+    76        escape (逃跑), only with the rule option ``escape`` (J11): = 77
+
+The escape action comes last, so the layouts without it (and the checkpoints trained on them)
+stay as they are.
+
+Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from . import tiles
 class ActionLayout:
     """Offsets of each action block for a game's flat action space."""
 
-    def __init__(self, n_kinds: int, chow: bool, void: bool) -> None:
+    def __init__(self, n_kinds: int, chow: bool, void: bool, escape: bool = False) -> None:
         self.n_kinds = n_kinds
         self.DISCARD = 0
         self.KONG = n_kinds
@@ -45,7 +52,13 @@ class ActionLayout:
         self.PONG, self.DIRECT_KONG, self.HU, self.ROB_KONG, self.PASS = range(nxt, nxt + 5)
         nxt += 5
         self.VOID = nxt if void else -1
-        self.n = nxt + (3 if void else 0)
+        nxt += 3 if void else 0
+        self.ESCAPE = nxt if escape else -1  # S16/J11: the last action, only with the option
+        self.n = nxt + (1 if escape else 0)
+
+    def with_escape(self, escape: bool) -> "ActionLayout":
+        """This game's layout with the ESCAPE action (``escape`` true) or without it."""
+        return ESCAPE_LAYOUTS[self] if escape else self
 
     def name(self, a: int) -> str:
         """Human-readable name of action ``a``, e.g. ``discard 5m`` or ``pong``."""
@@ -58,7 +71,7 @@ class ActionLayout:
         if self.CHOW >= 0 and self.CHOW <= a < self.CHOW + 3:
             return ("chow low", "chow mid", "chow high")[a - self.CHOW]
         fixed = {self.PONG: "pong", self.DIRECT_KONG: "kong on discard", self.HU: "hu",
-                 self.ROB_KONG: "rob kong", self.PASS: "pass"}
+                 self.ROB_KONG: "rob kong", self.PASS: "pass", self.ESCAPE: "escape"}
         if a in fixed:
             return fixed[a]
         return f"void {tiles.SUITS[a - self.VOID]}"
@@ -72,7 +85,7 @@ class ActionLayout:
         if self.CHOW >= 0 and self.CHOW <= a < self.CHOW + 3:
             return ("吃 (低)", "吃 (中)", "吃 (高)")[a - self.CHOW]
         fixed = {self.PONG: "碰", self.DIRECT_KONG: "直杠", self.HU: "胡",
-                 self.ROB_KONG: "抢杠胡", self.PASS: "过"}
+                 self.ROB_KONG: "抢杠胡", self.PASS: "过", self.ESCAPE: "逃跑"}
         if a in fixed:
             return fixed[a]
         return f"定缺 {tiles.SUIT_NAMES_ZH[a - self.VOID]}"
@@ -80,3 +93,8 @@ class ActionLayout:
 
 BLOOD_BATTLE = ActionLayout(tiles.N_SUIT_KINDS, chow=False, void=True)
 JOY_MAHJONG = ActionLayout(tiles.N_KINDS, chow=True, void=False)
+ESCAPE_LAYOUTS = {
+    BLOOD_BATTLE: ActionLayout(tiles.N_SUIT_KINDS, chow=False, void=True, escape=True),
+    JOY_MAHJONG: ActionLayout(tiles.N_KINDS, chow=True, void=False, escape=True),
+}
+"""Each game's layout with the ESCAPE action appended (the rule option ``escape``)."""

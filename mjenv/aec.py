@@ -8,7 +8,8 @@ engine returns (docs/rules-blood-battle.md#B2), matches of several hands, ``rend
 A game module
 (``blood_battle_v0``, ``joy_mahjong_v0``) subclasses it and supplies:
 
-- ``metadata`` with the env's name, and ``layout`` (the game's action layout);
+- ``metadata`` with the env's name, and ``layout`` (the game's action layout; an instance sets
+  its own, with ESCAPE when the rules have ``escape``);
 - in ``__init__``: the rules object and an observer, then :meth:`_setup`;
 - :meth:`_new_game` (the engine of hand ``hand_index``, its wall a pure function of (seed, hand))
   and, for logs, :meth:`_log_header`.
@@ -189,6 +190,7 @@ class MahjongAECEnv(AECEnv):
         game = self._new_game(hand_seed, 0, None, script)  # a bad scripted wall raises here
         self.np_random, self._hand_seed, self._script = rng, hand_seed, script
         self.hand_index = 0
+        self.match_end = ""
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -279,11 +281,14 @@ class MahjongAECEnv(AECEnv):
             if self._log_actions is not None:  # taken now: the next deal moves hand_index on
                 log = replay.hand_records(self._hand_log_header(), self.game.events, self._log_actions, self.layout)
             self.hand_index += 1
-            if self.hand_index < self.match_hands:
+            if self.hand_index < self.match_hands and self._can_go_on():
                 self._start_hand(self._new_game(self._hand_seed, self.hand_index, self.game, {}))
             else:
+                balances = self.game.balances
                 for i, a in enumerate(self.possible_agents):
                     self.infos[a] = {**self.infos[a], "beans": self.match_beans[i], "end_reason": self.game.end_reason}
+                    if balances is not None:
+                        self.infos[a].update(balance=balances[i], match_end=self.match_end or "hands")
                     self.terminations[a] = True
         if not self.game.over:
             self.agent_selection = self.possible_agents[self.game.current_player]
@@ -292,6 +297,14 @@ class MahjongAECEnv(AECEnv):
         if log is not None:  # last: a failed write finds the env consistent
             self._write_log(log)
 
+
+    def _can_go_on(self) -> bool:
+        """B4 场次下限: a seat whose balance fell below ``min_beans`` ends the match after its hand."""
+        balances = self.game.balances
+        if balances is not None and min(balances) < self.rules.min_beans:
+            self.match_end = "min_beans"
+            return False
+        return True
 
     def log_decision(self, probs: np.ndarray | None = None) -> None:
         """Record with the next action, in the replay log, the legal actions and ``probs`` (the

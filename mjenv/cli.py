@@ -342,7 +342,8 @@ def _run_replay(args: argparse.Namespace) -> int:
         """--render: one line per event and claim answer, the whole table at each hand's end."""
         rec = ll.record
         if rec["type"] != "action":
-            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game), wins=len(game.wins))
+            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game), wins=len(game.wins),
+                                         escapes=sum(game.escaped))
         else:  # claim answers; other actions show as their events
             text = replay.describe_action(rec, game.layout)
         if text is not None:

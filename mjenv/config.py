@@ -47,24 +47,68 @@ class BloodBattleRules:
     """B1: N, beans per point."""
     rake: int = 0
     """B1: A, beans taken from every seat once per hand."""
+    escape: bool = False
+    """S16: every seat that has neither won nor escaped may ESCAPE (逃跑/强退) at each decision;
+    adds one action, the last (62)."""
+    escape_rule: str = "happy"
+    """S16.1/S16.2, with ``escape``: ``happy`` (the hand goes on; 扣豆 + 赔偿) or ``qq`` (the hand
+    ends; 16倍 to each seat not yet won)."""
+    escape_factor: int = 1
+    """S16.1: x, the 修正参数 of the happy 扣豆 and 赔偿."""
+    escape_min_penalty: int | None = None
+    """S16.1: the least 扣豆, in beans; None: N·6·2^(cap_fan−1) (one capped win)."""
+    escape_min_compensation: int | None = None
+    """S16.1: the least 赔偿 to each seat, in beans; None: N·base_points (N·6)."""
+    bankroll: int | tuple[int, int, int, int] | None = None
+    """B4: beans each seat holds at the start of an episode (one int, or four); None: unlimited."""
+    min_beans: int = 0
+    """B4: 场次下限; in a match, a seat below it after a hand ends the match. Needs ``bankroll``."""
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        _check_options(self, _BLOOD_OPTIONAL)
         _check_choice(self, "mode", ("blood", "classic"))
+        _check_choice(self, "escape_rule", ("happy", "qq"))
         _check_choice(self, "self_draw_bonus", ("add_fan", "add_base", "none"))
         for name in ("base_points", "cap_fan", "room_coefficient"):
             if getattr(self, name) < 1:
                 raise ValueError(f"rule field {name!r} must be >= 1, got {getattr(self, name)!r}")
         for name in ("direct_kong_units", "added_kong_units", "concealed_kong_units",
-                     "flower_pig_units", "rake"):
+                     "flower_pig_units", "rake", "escape_factor"):
             if getattr(self, name) < 0:
                 raise ValueError(f"rule field {name!r} must be >= 0, got {getattr(self, name)!r}")
+        _check_escape(self, {"escape_factor": 1, "escape_min_penalty": None, "escape_min_compensation": None})
+        if self.escape_rule == "qq":
+            for name, default in (("escape_factor", 1), ("escape_min_penalty", None),
+                                  ("escape_min_compensation", None)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"rule field {name!r} belongs to escape_rule='happy' (扣豆 and 赔偿); "
+                                     f"escape_rule='qq' pays 16倍 and has no {name}")
+        _check_balances(self)
 
     @property
     def flower_pig_points(self) -> int:
         """S15.1: points a 花猪 pays each non-花猪 seat."""
         units = self.flower_pig_units or 2 ** (self.cap_fan - 1)
         return self.base_points * units
+
+    @property
+    def cap_points(self) -> int:
+        """S10/S16.1: the points of one capped win, 6·2^(cap_fan−1)."""
+        return self.base_points * 2 ** (self.cap_fan - 1)
+
+    @property
+    def escape_penalty_floor(self) -> int:
+        """S16.1: the least 扣豆 in beans (``escape_min_penalty``, by default N·cap)."""
+        if self.escape_min_penalty is None:
+            return self.room_coefficient * self.cap_points
+        return self.escape_min_penalty
+
+    @property
+    def escape_compensation_floor(self) -> int:
+        """S16.1: the least 赔偿 in beans (``escape_min_compensation``, by default N·6)."""
+        if self.escape_min_compensation is None:
+            return self.room_coefficient * self.base_points
+        return self.escape_min_compensation
 
 
 BLOOD_BATTLE_PRESETS: dict[str, dict[str, Any]] = {
@@ -77,6 +121,7 @@ BLOOD_BATTLE_PRESETS: dict[str, dict[str, Any]] = {
         "flower_pig_units": 16,
         "gang_pao_transfer": True,
         "forced_win_last_four": True,
+        "escape_rule": "qq",
     },
 }
 
@@ -98,15 +143,29 @@ class JoyMahjongRules:
     """B1: N, beans per point."""
     rake: int = 0
     """B1: A, beans taken from every seat once per hand."""
+    escape: bool = False
+    """J11: every seat may ESCAPE (逃跑) at each decision, ending the hand; adds one action, the
+    last (76)."""
+    escape_x: int | None = None
+    """J11: X_e, points the escaper pays each other seat; None: the room's X of an 8-fan win with
+    no bird and no dealer (popular 8, eight_fan 16, no_fan 10)."""
+    bankroll: int | tuple[int, int, int, int] | None = None
+    """B4: beans each seat holds at the start of an episode (one int, or four); None: unlimited."""
+    min_beans: int = 0
+    """B4: 场次下限; in a match, a seat below it after a hand ends the match. Needs ``bankroll``."""
 
     def __post_init__(self) -> None:
-        _check_types(self)
+        _check_options(self, _JOY_OPTIONAL)
         _check_choice(self, "room", ("popular", "eight_fan", "no_fan"))
         _check_choice(self, "discard_payers", ("discarder", "all_mcr"))
         if self.room_coefficient < 1:
             raise ValueError(f"rule field 'room_coefficient' must be >= 1, got {self.room_coefficient!r}")
         if self.rake < 0:
             raise ValueError(f"rule field 'rake' must be >= 0, got {self.rake!r}")
+        if self.escape_x is not None and self.escape_x < 1:
+            raise ValueError(f"rule field 'escape_x' must be >= 1 or None, got {self.escape_x!r}")
+        _check_escape(self, {"escape_x": None})
+        _check_balances(self)
 
 
 JOY_MAHJONG_PRESETS: dict[str, dict[str, Any]] = {
@@ -115,9 +174,66 @@ JOY_MAHJONG_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def _check_types(obj: Any) -> None:
+_BLOOD_OPTIONAL = {"escape_min_penalty": "an int >= 0 or None", "escape_min_compensation": "an int >= 0 or None",
+                   "bankroll": "an int >= 0, four ints >= 0 (one per seat) or None"}
+_JOY_OPTIONAL = {"escape_x": "an int >= 1 or None",
+                 "bankroll": "an int >= 0, four ints >= 0 (one per seat) or None"}
+"""Fields whose default is None (off), and what they accept."""
+
+
+def _is_int(value: Any) -> bool:
+    """An int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_options(obj: Any, optional: Mapping[str, str]) -> None:
+    """Type and range checks: the fields of ``optional`` by hand (None, an int, bankroll's four
+    ints, a list of four read as a tuple), every other field against its default's type."""
+    for name, what in optional.items():
+        value = getattr(obj, name)
+        if isinstance(value, list) and name == "bankroll":
+            value = tuple(value)
+            object.__setattr__(obj, name, value)  # YAML and JSON give lists; the rules keep a tuple
+        values = value if name == "bankroll" and isinstance(value, tuple) else (value,)
+        if value is None:
+            continue
+        if not all(_is_int(v) for v in values):
+            raise TypeError(f"rule field {name!r} must be {what}, got {type(value).__name__} {value!r}")
+        if len(values) != (4 if isinstance(value, tuple) else 1) or min(values) < 0:
+            raise ValueError(f"rule field {name!r} must be {what}, got {value!r}")
+    _check_types(obj, skip=optional)
+
+
+def _check_escape(obj: Any, escape_fields: Mapping[str, Any]) -> None:
+    """The escape fields only act with ``escape=True``: set without it, they are a mistake."""
+    if obj.escape:
+        return
+    for name, default in escape_fields.items():
+        if getattr(obj, name) != default:
+            raise ValueError(f"rule field {name!r} applies only with escape=True (S16/J11); "
+                             f"set escape=True or leave {name} out")
+
+
+def _check_balances(obj: Any) -> None:
+    """B4: ``min_beans`` >= 0 needs ``bankroll``, and no seat starts below it."""
+    if obj.min_beans < 0:
+        raise ValueError(f"rule field 'min_beans' must be >= 0, got {obj.min_beans!r}")
+    if obj.bankroll is None:
+        if obj.min_beans:
+            raise ValueError("rule field 'min_beans' needs bankroll (B4): without balances "
+                             "no seat can fall below it")
+        return
+    low = min(obj.bankroll) if isinstance(obj.bankroll, tuple) else obj.bankroll
+    if low < obj.min_beans:
+        raise ValueError(f"rule field 'bankroll' {obj.bankroll!r} starts a seat below min_beans "
+                         f"{obj.min_beans} (场次下限): that seat could not sit down")
+
+
+def _check_types(obj: Any, skip: Mapping[str, str] = {}) -> None:
     """Reject values whose type does not match the field's default (bool is not int)."""
     for f in fields(obj):
+        if f.name in skip:
+            continue
         value, default = getattr(obj, f.name), f.default
         if isinstance(default, bool):
             ok = isinstance(value, bool)
@@ -182,6 +298,24 @@ def load_rules_file(path: str | Path) -> dict[str, Any]:
     return {"game": data["game"], "preset": data["preset"], "rules": rules}
 
 
+OPTION_GROUPS: dict[str, tuple[str, ...]] = {
+    "escape": ("escape", "escape_rule", "escape_factor", "escape_min_penalty", "escape_min_compensation",
+               "escape_x"),
+    "bankroll": ("bankroll", "min_beans"),
+}
+"""Rule fields that only act when their group's switch (the key: ``escape`` true, ``bankroll``
+set) is on; :func:`as_dict` leaves a group out while it is off."""
+
+
 def as_dict(rules: Any) -> dict[str, Any]:
-    """Plain dict of a rules object (for logs and saved configs)."""
-    return dataclasses.asdict(rules)
+    """Plain dict of a rules object (for logs and saved configs). The option groups that are off
+    (:data:`OPTION_GROUPS`: no escape, no bankroll) are left out, so logs and configs written
+    before those options existed read the same, and a dict without them builds the same rules."""
+    out = dataclasses.asdict(rules)
+    for switch, group in OPTION_GROUPS.items():
+        if switch in out and out[switch] in (False, None):
+            for name in group:
+                out.pop(name, None)
+    if isinstance(out.get("bankroll"), tuple):
+        out["bankroll"] = list(out["bankroll"])
+    return out

@@ -13,8 +13,16 @@ suits once all four are chosen, who has won and on what, the wall count and the 
 
 Rivers hold the discards nobody claimed, in order; a claimed tile moves into the claimer's meld.
 
+Optional planes (:data:`OPTIONAL_PLANES`) come after the default ones, only when their rule
+option is on, so the default shapes never change: ``escaped`` (blood battle with ``escape``,
+S16) and ``balance`` (either game with ``bankroll``, B4), in the observation per relative
+seat and in ``state()`` per absolute seat.
+
 Version history: v0 (mjenv 0.1.0) first release; JoyMahjongObserver v0 added (the wildcard
-and its indicator, flowers, winds, 吃 melds; no 定缺).
+and its indicator, flowers, winds, 吃 melds; no 定缺); the optional ``escaped`` and ``balance``
+planes.
+
+Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
 """
 
 from __future__ import annotations
@@ -62,20 +70,67 @@ def check_observation_dtype(dtype: str) -> str:
     return dtype
 
 
+OPTIONAL_PLANES = {
+    "escaped": "per relative seat: has escaped (逃跑, S16); with the rule option escape",
+    "balance": "per relative seat: beans held (B4) / bean_scale; with the rule option bankroll",
+}
+"""Optional views (4 planes each, after the default ones) and what they hold."""
+
+
 class _PlaneRanges:
     """The value ranges of an observer's planes: [0, 1] but the views in ``wide_ranges`` and the
     beans (``±bean_bound``); the env's Box bounds and docs/observations.md come from here.
 
     The uint8 form of an observation stores every plane as a small integer: ``value · scale``
     (``uint8_scales``; 1 for the 0/1 planes), exact, so ``uint8 / scale`` is the float32 value;
-    the beans, which no byte holds exactly, are quantised by :data:`BEANS_UINT8`."""
+    the beans, which no byte holds exactly, are quantised by :data:`BEANS_UINT8`, and the optional
+    balances spread over the byte's range (254 steps up to their bound)."""
 
+    plane_spec: list[tuple[str, int, str]]
     views: dict[str, slice]
+    meanings: dict[str, str]
+    planes: int
     state_views: dict[str, slice]
+    state_planes: int
     width: int
     wide_ranges: dict[str, tuple[float, float]]
     uint8_scales: dict[str, int]
     bean_bound: float
+    bean_scale: float
+    optional: tuple[str, ...] = ()
+    """The optional views this observer appends (:data:`OPTIONAL_PLANES`), in order."""
+
+    def _add_optional(self, optional: tuple[str, ...], balance_bound: float) -> None:
+        """Append the views ``optional`` after the default planes of the observation and of the
+        state, for this observer only; ``balance_bound``: the largest balance / bean_scale."""
+        self.optional = optional
+        if not optional:
+            return
+        self.plane_spec = type(self).plane_spec + [(name, 4, OPTIONAL_PLANES[name]) for name in optional]
+        self.views, self.meanings = _layout(self.plane_spec), _meanings(self.plane_spec)
+        self.planes = max(sl.stop for sl in self.views.values())
+        start = type(self).state_planes
+        self.state_views = {**type(self).state_views, **{name: slice(start + 4 * i, start + 4 * i + 4)
+                                                         for i, name in enumerate(optional)}}
+        self.state_planes = start + 4 * len(optional)
+        if "balance" in optional:
+            self.wide_ranges = {**type(self).wide_ranges, "balance": (0.0, balance_bound)}
+
+    def _optional_planes(self, g: GameCore, seats: list[int]) -> np.ndarray:
+        """The optional planes, ``seats`` in the order to show them (relative or absolute)."""
+        rows = []
+        for name in self.optional:
+            if name == "escaped":
+                rows += [float(g.escaped[s]) for s in seats]
+            else:
+                rows += [g.balances[s] / self.bean_scale for s in seats]
+        return np.broadcast_to(np.array(rows, dtype=np.float32)[:, None], (len(rows), self.width))
+
+    def _with_optional(self, out: np.ndarray, g: GameCore, seats: list[int]) -> np.ndarray:
+        """``out`` with the optional planes appended (``out`` itself when there are none)."""
+        if not self.optional:
+            return out
+        return np.concatenate([out, self._optional_planes(g, seats)])
 
     def ranges(self) -> dict[str, tuple[float, float]]:
         """Value range of each view that is not [0, 1]."""
@@ -101,6 +156,8 @@ class _PlaneRanges:
         for name, factor in self.uint8_scales.items():
             scale[self.views[name]] = factor
         scale[self.views["beans"]], offset[self.views["beans"]] = BEANS_UINT8
+        if "balance" in self.views:  # balances in [0, bound]: the byte's whole range, quantised
+            scale[self.views["balance"]] = 254 / max(self.wide_ranges["balance"][1], 1 / 254)
         return scale, offset
 
     def uint8_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -169,10 +226,12 @@ class BloodBattleObserver(_PlaneRanges):
     state_planes = max(s.stop for s in state_views.values())
 
     def __init__(self, bean_scale: float, rule_flags: tuple[bool, bool, bool, bool] = (False,) * 4,
-                 bean_bound: float = 16.0) -> None:
+                 bean_bound: float = 16.0, escape: bool = False, balance_bound: float | None = None) -> None:
         self.bean_scale = float(bean_scale)
         self.bean_bound = float(bean_bound)
         """No seat's beans in one hand exceed ``bean_bound · bean_scale``: the range of the bean planes."""
+        # Optional planes: ``escaped`` with escape; ``balance`` (up to balance_bound) with a bankroll.
+        self._add_optional(("escaped",) * escape + ("balance",) * (balance_bound is not None), balance_bound or 0.0)
         self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
@@ -185,7 +244,7 @@ class BloodBattleObserver(_PlaneRanges):
         calls per observation instead of dozens (this runs at every decision).
         """
         v, w = self._start, self.width
-        out = np.zeros((self.planes, w), dtype=np.float32)
+        out = np.zeros((type(self).planes, w), dtype=np.float32)  # the default planes; optional ones follow
         np.greater(np.frombuffer(g.hands[seat], np.uint8, w), _THRESH, out=out[v["hand"] : v["hand"] + 4])
         ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
         if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
@@ -238,12 +297,12 @@ class BloodBattleObserver(_PlaneRanges):
             + self.rule_flags
         )
         out[v["ankan_count"] :] = np.array(scalars, dtype=np.float32)[:, None]
-        return out
+        return self._with_optional(out, g, order)
 
     def state(self, g: BloodBattleGame) -> np.ndarray:
         """Perfect information: every hand, the chosen voids, the wall order (absolute seats)."""
         v, w = self.state_views, self.width
-        out = _shared_state_planes(g, v, self.state_planes, w, self.bean_scale, _PHASES)
+        out = _shared_state_planes(g, v, type(self).state_planes, w, self.bean_scale, _PHASES)
         for s in range(N_SEATS):
             if g.void[s] >= 0:
                 out[v["void"].start + s, 9 * g.void[s] : 9 * g.void[s] + 9] = 1
@@ -252,7 +311,7 @@ class BloodBattleObserver(_PlaneRanges):
         if rest:
             out[v["wall_order"].start + np.arange(len(rest)), rest] = 1
         out[v["wall"].start] = g.wall_count / 108
-        return out
+        return self._with_optional(out, g, list(range(N_SEATS)))
 
 
 def _shared_state_planes(g: GameCore, v: dict[str, slice], planes: int, w: int, bean_scale: float,
@@ -352,10 +411,12 @@ class JoyMahjongObserver(_PlaneRanges):
     state_planes = max(s.stop for s in state_views.values())
 
     def __init__(self, bean_scale: float, room: str = "popular", all_mcr: bool = False,
-                 bean_bound: float = 80.0) -> None:
+                 bean_bound: float = 80.0, balance_bound: float | None = None) -> None:
         self.bean_scale = float(bean_scale)
         self.bean_bound = float(bean_bound)
         """No seat's beans in one hand exceed ``bean_bound · bean_scale``: the range of the bean planes."""
+        # Optional planes: ``balance`` (up to balance_bound) with a bankroll; an escape ends the hand.
+        self._add_optional(("balance",) * (balance_bound is not None), balance_bound or 0.0)
         self.rule_flags = [float(room == r) for r in _ROOMS] + [float(all_mcr)]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
@@ -370,7 +431,7 @@ class JoyMahjongObserver(_PlaneRanges):
     def observe(self, g: JoyMahjongGame, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that seat may know (one fancy write of the ones)."""
         v, w, at = self._start, self.width, self._at
-        out = np.zeros((self.planes, w), dtype=np.float32)
+        out = np.zeros((type(self).planes, w), dtype=np.float32)  # the default planes; optional ones follow
         h0, r0 = v["hand"], v["river"]
         # Table look-ups (take) are the cheapest numpy calls for the thermometer and river planes.
         out[h0 : h0 + 4] = _THERMOMETER.take(np.frombuffer(g.hands[seat], np.uint8, w), axis=1)
@@ -421,12 +482,12 @@ class JoyMahjongObserver(_PlaneRanges):
             + self.rule_flags
         )
         out[v["flowers"] :] = np.array(scalars, dtype=np.float32)[:, None]
-        return out
+        return self._with_optional(out, g, order)
 
     def state(self, g: JoyMahjongGame) -> np.ndarray:
         """Perfect information: every hand, the wall order, flowers included (absolute seats)."""
         v, w = self.state_views, self.width
-        out = _shared_state_planes(g, v, self.state_planes, w, self.bean_scale, _JOY_PHASES)
+        out = _shared_state_planes(g, v, type(self).state_planes, w, self.bean_scale, _JOY_PHASES)
         for s in range(N_SEATS):
             out[v["flowers"].start + s] = len(g.flowers[s]) / 8
         out[v["wild"].start, g.wild] = 1
@@ -440,4 +501,4 @@ class JoyMahjongObserver(_PlaneRanges):
             at = rows[~kinds]
             out[v["wall_flowers"].start + at // w, at % w] = 1
         out[v["wall"].start] = g.wall_count / 144
-        return out
+        return self._with_optional(out, g, list(range(N_SEATS)))

@@ -4,10 +4,12 @@
 Import                  ``from mjenv import joy_mahjong_v0``
 Make                    ``joy_mahjong_v0.env(room="popular"|"eight_fan"|"no_fan", **options)``; ``raw_env`` unwrapped
 Agents                  ``player_0`` … ``player_3`` (seats; dealer and prevailing wind seeded)
-Action space            ``Discrete(76)``, the same for every seat (see below)
+Action space            ``Discrete(76)``, the same for every seat (see below); ``Discrete(77)`` with ``escape``
 Observation space       ``Dict(observation=Box(low, high, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``;
-                        finite bounds per plane: ``docs/observations.md``
-State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers
+                        finite bounds per plane: ``docs/observations.md``; (86, 34) with ``bankroll``
+                        (the ``balance`` planes)
+State space             ``Box((176, 34), float32)``: every hand, the wall order with its flowers; (180, 34)
+                        with ``bankroll``
 Rewards                 bean deltas (欢乐豆) at the step they happen (B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
@@ -34,6 +36,18 @@ bad values raise at construction, naming the field; ``log_path``'s folder must e
 without them the wall, the dealer and (single-hand episodes) the prevailing wind come from the
 seed, a pure function of (seed, hand index). A bad seed or option raises before anything changes.
 
+**Escape and balances** (rule fields, off by default; ``docs/rules-joy-mahjong.md`` §13):
+
+==========================  ==========================================================================
+``escape`` (False)          J11: ESCAPE (逃跑), action 76, at every decision; it ends the hand at once
+``escape_x`` (None)         J11: X_e, points the escaper pays each other seat (·N); None: the room's X of
+                            an 8-fan win, no bird, no dealer (popular 8, eight_fan 16, no_fan 10)
+``bankroll`` (None)         B4: beans each seat holds (an int or four); None: unlimited. No payment takes
+                            a seat below 0 (a short payer pays what it holds, split in the ratio owed);
+                            balances carry over a match
+``min_beans`` (0)           B4: 场次下限; a seat below it after a hand ends the match
+==========================  ==========================================================================
+
 **Actions** (``env.unwrapped.action_name(a)``, ``action_name_zh(a)``)::
 
     [ 0, 34)  discard kind k (0-8 1m-9m, 9-17 1p-9p, 18-26 1s-9s, 27-30 E S W N, 31-33 C F P)
@@ -41,6 +55,7 @@ seed, a pure function of (seed, hand index). A bad seed or option raises before 
     [68, 71)  吃 the discard of the seat on one's left; the claimed tile is the lowest / middle /
               highest tile of the chow
     71 碰 · 72 直杠 (kong on the discard) · 73 胡 · 74 抢杠胡 · 75 pass (过)
+    76        escape (逃跑), only with ``escape=True``
 
 **Action mask.** ``int8``; only the seat to act has ones. Own turn: 胡 when the hand wins (in
 the eight_fan room only with >= 8 fan without flowers), every held kind as a discard (a
@@ -50,14 +65,14 @@ seat by seat in turn order and resolved after all have answered: 胡 > 杠/碰 >
 胡 only the first in turn order from the discarder wins (截和). A discarded wildcard cannot be claimed at all, so
 nobody is asked (J2). Rob window after a 加杠: 抢杠胡 / pass. A seat with no choice is never
 asked: a decision with one legal action is played at once. Flowers are set aside and replaced
-automatically (补花, J1): no decision.
+automatically (补花, J1): no decision. With ``escape`` every seat asked may also escape.
 
 **Observation** (see :class:`mjenv.encoding.JoyMahjongObserver` for the named plane ranges):
 own hand, drawn tile, the claimable tile, each seat's 吃/碰/exposed kongs, discards (counts and
 the last 4), the 财神 and its indicator, the winning tile, each seat's flower count and 暗杠
 count, dealer, beans, the observer's seat, seat wind and the prevailing wind, the phase, the wall
-count, whether the current draw is a kong replacement, and the room and payer rule. Seat-relative
-order. Other seats' concealed tiles and 暗杠 kinds are never shown.
+count, whether the current draw is a kong replacement, and the room and payer rule; with
+``bankroll``, every seat's balance / bean_scale. Seat-relative order. Other seats' concealed tiles and 暗杠 kinds are never shown.
 
 **Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
 ``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
@@ -75,8 +90,10 @@ default.
 **Rewards and episode end.** A seat's reward at a step is its bean change at that step: the
 hand ends at the first win (paid at once: J5–J8, the bird and dealer doubling included) or when
 the wall is empty (荒庄, J10: nobody pays); the rake is taken from every seat at the end of every
-hand. Every seat terminates together; ``infos`` hold ``beans`` (of the episode) and
-``end_reason`` at the end.
+hand; an escape ends it too (J11). Every seat terminates together; ``infos`` hold ``beans`` (of the
+episode) and ``end_reason`` (``win``, ``draw``, ``escape``) at the end; with ``bankroll`` also
+``balance`` and ``match_end`` (``hands``, or ``min_beans`` when a seat fell below it and the match
+stopped early).
 
 **Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
 at a time. Separate instances are independent (they share only the thread-safe lookup caches
@@ -85,7 +102,8 @@ of the rules) and may run in parallel threads.
 **Version history.** v0 (mjenv 0.1.0): first release, encoder v0; ``log_path`` replay logs;
 ``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
-finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode.
+finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
+the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged).
 """
 
 from __future__ import annotations
@@ -99,6 +117,8 @@ from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
+from .rules import beans as bean_rules
+from .rules import escape as escape_rules
 from .encoding import JoyMahjongObserver
 from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
 
@@ -115,9 +135,11 @@ every compatible fan counted, and 无财神 (2) and eight 花牌 add 10."""
 
 def hand_bean_bound(r: JoyMahjongRules) -> int:
     """More beans than one seat can win or lose in one hand (the range of the bean planes): a win
-    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), paid by three seats; then the
-    rake. Kongs pay nothing in Joy Mahjong."""
+    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), or an escape (J11), paid by
+    three seats; then the rake. Kongs pay nothing in Joy Mahjong."""
     per_pair = {"popular": MAX_FAN, "eight_fan": MAX_FAN + 8, "no_fan": 10}[r.room] * 2 * 2
+    if r.escape:
+        per_pair = max(per_pair, escape_rules.joy_escape_x(r.escape_x, r.room))
     return 3 * per_pair * r.room_coefficient + r.rake
 
 
@@ -152,9 +174,11 @@ class raw_env(MahjongAECEnv):
         self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        self.layout = LAYOUT.with_escape(r.escape)
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
+        held = None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale
         observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
-                                      bean_bound=hand_bean_bound(r) / scale)
+                                      bean_bound=hand_bean_bound(r) / scale, balance_bound=held)
         self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
                     observation_dtype)
         self.game: JoyMahjongGame | None = None
@@ -169,7 +193,8 @@ class raw_env(MahjongAECEnv):
             prevailing = script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
             return JoyMahjongGame(self.rules, script.get("wall", wall), script.get("dealer", dice), prevailing)
         prevailing = (previous.prevailing_wind + (hand_index % 4 == 0)) % 4
-        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing)
+        # B4: balances carry over a match.
+        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing, balances=previous.balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong",

@@ -1,4 +1,7 @@
-"""Text rendering of a table for people: Chinese names or Unicode glyphs."""
+"""Text rendering of a table for people: Chinese names or Unicode glyphs.
+
+Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ def render_table(g: Any, style: str = "zh") -> str:
     """The whole table, every hand face up: for watching and debugging, not an observation.
 
     Game-specific marks are shown where the game has them: 定缺 (blood battle); the 财神, its
-    indicator, winds and flowers, the bird (Joy Mahjong)."""
+    indicator, winds and flowers, the bird (Joy Mahjong); escapes and balances with those rule
+    options (S16/J11, B4)."""
     name = tiles.name_zh if style == "zh" else tiles.glyph
     void = getattr(g, "void", None)
     flowers = getattr(g, "flowers", None)
@@ -43,11 +47,14 @@ def render_table(g: Any, style: str = "zh") -> str:
             marks.append("花 " + " ".join(name(f) for f in flowers[s]))
         if g.won[s]:
             marks.append("胡")
+        if g.escaped[s]:
+            marks.append("逃 escaped")
         if s == g.current_player:
             marks.append("<- to act")
         hand = tiles.from_counts(g.hands[s])
         melds = " ".join(_meld(m, style) for m in g.melds[s])
-        lines.append(f"player_{s} {' '.join(marks)}  beans {g.beans[s]:+d}")
+        held = "" if g.balances is None else f"  holds {g.balances[s]}"
+        lines.append(f"player_{s} {' '.join(marks)}  beans {g.beans[s]:+d}{held}")
         lines.append(f"  hand  {_tiles(hand, style)} {melds}".rstrip())
         lines.append(f"  river {' '.join(name(k) for k in g.rivers[s]) or '-'}")  # in discard order
     for win in g.wins:
@@ -57,5 +64,6 @@ def render_table(g: Any, style: str = "zh") -> str:
     if getattr(g, "bird", None) is not None:
         lines.append(f"鸟 {tiles.name_zh(g.bird)} -> player_{g.bird_seat}")
     if g.over:
-        lines.append(f"hand over: {ending_text(game_of(g), g.end_reason, len(g.wins))}; beans {g.beans}")
+        how = ending_text(game_of(g), g.end_reason, len(g.wins), sum(g.escaped))
+        lines.append(f"hand over: {how}; beans {g.beans}")
     return "\n".join(lines)

@@ -30,6 +30,25 @@ A Joy Mahjong hand (``"game": "joy_mahjong"``, ``"env_version": "joy_mahjong_v0"
     {"type": "hora", ..., "fans": [["无财神", 2], ["花牌", 1]], "fan": 3, "X": 6}
     {"type": "bird", "pai": "E", "seat": 1}                    # the bird and the seat it hits (J8)
 
+With the rule option ``escape`` (S16, J11) the header's options hold the escape fields and
+the escape is an action (``"name": "escape"``) followed by its event, then what the escaper pays;
+``penalty`` is the happy 扣豆 that goes to no one (S16.1), absent where the rule has none; in a
+``pay`` of reason ``escape`` the ``points`` are C_j (happy), 16倍 or the 查大叫 value (qq) or X_e
+(Joy). A seat that escaped while choosing its void shows none (``null``) at ``dingque_reveal``::
+
+    {"type": "escape", "actor": 2, "penalty": 414}
+    {"type": "pay", "from": 2, "to": 0, "points": 24, "beans": 24, "reason": "escape"}
+    {"type": "end_hand", "reason": "escape", "beans": [...]}      # when the escape ends the hand
+
+With ``bankroll`` (B4) ``start_hand`` and ``end_hand`` carry the seats' ``balances``, and a payment
+cut short by a balance says what was ``owed`` (``penalty_owed`` for 扣豆); the first hand's
+balances must be the bankroll, and a hand that follows its predecessor in the log must start from
+the balances that one ended with::
+
+    {"type": "start_hand", "dealer": 2, "wall": [...], "balances": [1000, 1000, 40, 1000]}
+    {"type": "pay", "from": 2, "to": 1, "points": 24, "beans": 40, "reason": "win", "owed": 72}
+    {"type": "end_hand", "reason": "win", "beans": [...], "balances": [1000, 1072, 0, 928]}
+
 Passes are ``action`` lines too. An ``action`` line may carry the decision's analysis (the
 arena's ``--log``, the env's ``log_decision``): ``"legal"``, the legal actions, and ``"probs"``,
 the policy's probability of each (only from agents that expose them)::
@@ -63,12 +82,13 @@ from typing import Any, Callable, Iterable, Sequence
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import JOY_MAHJONG, ActionLayout
-from .config import BloodBattleRules, JoyMahjongRules, as_dict, field_names
+from .config import OPTION_GROUPS, BloodBattleRules, JoyMahjongRules, as_dict, field_names
 from .engine import blood_battle as blood_battle_engine
 from .engine import joy_mahjong as joy_mahjong_engine
 from .engine.blood_battle import BloodBattleGame
 from .engine.core import GameCore, IllegalActionError
 from .engine.joy_mahjong import JoyMahjongGame
+from .rules.beans import starting_balances
 
 GAME = "blood_battle"
 ENV_VERSION = "blood_battle_v0"
@@ -131,7 +151,7 @@ def _is_beans(v: Any) -> bool:
 
 
 def _is_voids(v: Any) -> bool:
-    return isinstance(v, list) and len(v) == 4 and all(_is_suit(x) for x in v)
+    return isinstance(v, list) and len(v) == 4 and all(x is None or _is_suit(x) for x in v)
 
 
 def _is_fans(v: Any) -> bool:
@@ -184,6 +204,7 @@ Schema = dict[str, tuple[dict[str, Field], dict[str, Field]]]
 def _schema(tile: Field) -> Schema:
     """The line types both games share; ``tile``: the check of a tile field."""
     actor, pai, target = {"actor": (_is_seat, "a seat 0-3")}, {"pai": tile}, {"target": (_is_seat, "a seat 0-3")}
+    balances = {"balances": (_is_beans, "four ints")}
     return {
         "header": ({
             "game": (_is_str, "a string"), "preset": (_is_str, "a string"),
@@ -192,7 +213,7 @@ def _schema(tile: Field) -> Schema:
             "mjenv_version": (_is_str, "a string"),
         }, {"scripted": (_is_str_list, "a list of reset option names"),
             "agents": (_is_agents, "four agent names, one per seat")}),
-        "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, {}),
+        "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "wall": (_is_int_list, "a list of ints")}, balances),
         "tsumo": ({**actor, **pai}, {"replacement": (_is_bool, "a bool")}),
         "dahai": ({**actor, **pai}, {}),
         "pon": ({**actor, **target, **pai}, {}),
@@ -204,9 +225,10 @@ def _schema(tile: Field) -> Schema:
                   "fans": (_is_fans, "a list of [name, fan] pairs"), "X": (_is_int, "an int")}, {}),
         "pay": ({"from": (_is_seat, "a seat 0-3"), "to": (_is_seat, "a seat 0-3"),
                  "points": (_is_int, "an int"), "beans": (_is_int, "an int"),
-                 "reason": (_is_str, "a string")}, {}),
+                 "reason": (_is_str, "a string")}, {"owed": (_is_int, "an int")}),
+        "escape": (actor, {"penalty": (_is_int, "an int"), "penalty_owed": (_is_int, "an int")}),
         "ryukyoku": ({}, {}),
-        "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, {}),
+        "end_hand": ({"reason": (_is_str, "a string"), "beans": (_is_beans, "four ints")}, balances),
         "action": ({**actor, "action": (_is_int, "an int"), "name": (_is_str, "a string")},
                    {"legal": (_is_int_list, "a list of action numbers"),
                     "probs": (_is_probs, "a list of probabilities, one per legal action")}),
@@ -225,7 +247,7 @@ _JOY_TILE: Field = (_is_joy_pai, "a tile such as '5m' or 'E'")
 JOY_SCHEMA: Schema = _schema(_JOY_TILE)
 JOY_SCHEMA.update({
     "start_hand": ({"dealer": (_is_seat, "a seat 0-3"), "prevailing_wind": (_is_seat, "a wind 0-3 (E S W N)"),
-                    "wall": (_is_int_list, "a list of ints")}, {}),
+                    "wall": (_is_int_list, "a list of ints")}, JOY_SCHEMA["start_hand"][1]),
     "hua": ({"actor": (_is_seat, "a seat 0-3"), "pai": (_is_flower, "a flower '1f'-'8f'")}, {}),
     "indicator_flower": ({"pai": (_is_flower, "a flower '1f'-'8f'")}, {}),
     "indicator": ({"pai": _JOY_TILE, "wild": _JOY_TILE}, {}),
@@ -246,17 +268,19 @@ class GameSpec:
     layout: ActionLayout
     schema: Schema
     start: Callable[[Any, dict[str, Any]], GameCore]
-    """(rules, start_hand line) -> the engine at the start of the hand."""
+    """(rules, start_hand line) -> the engine at the start of the hand (its balances, if any)."""
     seeded_wall: Callable[[int, int], tuple[Any, ...]]
     """(seed, hand index) -> the wall the env deals, first in a tuple (the engine's ``seeded_wall``)."""
 
 
 GAMES: dict[str, GameSpec] = {
     "blood_battle": GameSpec(ENV_VERSION, BloodBattleRules, LAYOUT, SCHEMA,
-                             lambda rules, r: BloodBattleGame(rules, r["wall"], r["dealer"]),
+                             lambda rules, r: BloodBattleGame(rules, r["wall"], r["dealer"],
+                                                              balances=r.get("balances")),
                              blood_battle_engine.seeded_wall),
     "joy_mahjong": GameSpec("joy_mahjong_v0", JoyMahjongRules, JOY_MAHJONG, JOY_SCHEMA,
-                            lambda rules, r: JoyMahjongGame(rules, r["wall"], r["dealer"], r["prevailing_wind"]),
+                            lambda rules, r: JoyMahjongGame(rules, r["wall"], r["dealer"], r["prevailing_wind"],
+                                                            balances=r.get("balances")),
                             joy_mahjong_engine.seeded_wall),
 }
 """Game name (the header's ``game``) -> how to replay it."""
@@ -320,10 +344,11 @@ def _check_header(path: PathLike, n: int, h: dict[str, Any]) -> GameSpec:
         raise LogFormatError(path, n, f"header: env_version {h['env_version']!r} is not {spec.env_version!r} "
                                       f"(game {h['game']!r})")
     fields = set(field_names(spec.rules))
-    missing, extra = sorted(fields - set(h["options"])), sorted(set(h["options"]) - fields)
+    optional = {name for group in OPTION_GROUPS.values() for name in group}  # left out while off
+    missing, extra = sorted(fields - optional - set(h["options"])), sorted(set(h["options"]) - fields)
     if missing or extra:
-        raise LogFormatError(path, n, f"header: options must hold every rule field exactly; "
-                                      f"missing {missing}, unknown {extra}")
+        raise LogFormatError(path, n, f"header: options must hold every rule field exactly (the escape "
+                                      f"and bankroll fields only when on); missing {missing}, unknown {extra}")
     release = _release(h["mjenv_version"])
     if release is None:
         raise LogFormatError(path, n, f"header: mjenv_version {h['mjenv_version']!r} is not a version number "
@@ -442,6 +467,8 @@ class HandSummary:
     events: int
     end_reason: str
     beans: list[int]
+    balances: list[int] | None = None
+    """The balances at the end of the hand (rule option ``bankroll``, B4)."""
 
 
 @dataclass
@@ -462,7 +489,8 @@ class ReplayResult:
         for h in self.hands:
             reasons[h.end_reason] = reasons.get(h.end_reason, 0) + 1
         # "draw" is the exhaustive draw (the wall ran out), never drawing a tile.
-        words = {"win": "ended by wins", "draw": "ended in an exhaustive draw (流局)"}
+        words = {"win": "ended by wins", "draw": "ended in an exhaustive draw (流局)",
+                 "escape": "ended by an escape (逃跑)"}
         ends = ", ".join(f"{n} {words.get(r, r)}" for r, n in sorted(reasons.items()))
         return (f"{self.path}: OK, {len(self.hands)} hand(s) verified "
                 f"({sum(h.actions for h in self.hands)} actions, {sum(h.events for h in self.hands)} events; "
@@ -496,7 +524,7 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
         game = spec.start(rules, start.record)
     except ValueError as exc:
         raise LogFormatError(path, start.line, f"start_hand: {exc}") from exc
-    layout = spec.layout
+    layout = game.layout  # with ESCAPE when the rules have it
     seen, n_actions = 0, 0  # engine events matched so far
     for ll in hand.lines:
         rec = ll.record
@@ -533,7 +561,8 @@ def replay_hand(path: PathLike, hand: LoggedHand, on_line: StepHook | None = Non
     # end_hand is the engine's last event, so a matched end_hand means the game is over.
     end = hand.lines[-1].record
     return HandSummary(hand.header.line, hand.end_line, h["game"], h["preset"], h["seed"], h["hand_index"],
-                       start.record["dealer"], n_actions, seen, end["reason"], list(end["beans"]))
+                       start.record["dealer"], n_actions, seen, end["reason"], list(end["beans"]),
+                       game.balances)
 
 
 def _check_seed(path: PathLike, hand: LoggedHand, spec: GameSpec) -> None:
@@ -548,9 +577,31 @@ def _check_seed(path: PathLike, hand: LoggedHand, spec: GameSpec) -> None:
                              "is marked \"scripted\": [\"wall\"])")
 
 
+def _check_balances(path: PathLike, hand: LoggedHand, before: HandSummary | None) -> None:
+    """B4: the first hand of an episode starts from the bankroll, and a hand that follows the hand
+    before it in the log (same game and seed, the next index) from that hand's closing balances."""
+    h, start = hand.header.record, hand.lines[0]
+    if "balances" not in start.record:
+        return
+    if h["hand_index"] == 0:
+        want, where = starting_balances(h["options"]["bankroll"]), "the header's bankroll"
+    elif (before is not None and before.game == h["game"] and before.seed == h["seed"]
+          and before.hand_index == h["hand_index"] - 1):
+        want, where = before.balances, f"the balances hand {before.hand_index} ended with (line {before.end_line})"
+    else:
+        return
+    if start.record["balances"] != want:
+        raise ReplayMismatch(path, start.line, f"start_hand: balances {start.record['balances']} are not "
+                                               f"{where}, {want}")
+
+
 def replay_hands(path: PathLike, hands: Iterable[LoggedHand], on_line: StepHook | None = None) -> ReplayResult:
     """Re-simulate hands already read by :func:`read_log`; raises :class:`ReplayError`."""
-    return ReplayResult(str(path), [replay_hand(path, hand, on_line) for hand in hands])
+    result = ReplayResult(str(path))
+    for hand in hands:
+        _check_balances(path, hand, result.hands[-1] if result.hands else None)
+        result.hands.append(replay_hand(path, hand, on_line))
+    return result
 
 
 def verify_log(path: PathLike, on_line: StepHook | None = None) -> ReplayResult:
@@ -565,15 +616,15 @@ _WINDS_ZH = ("东", "南", "西", "北")
 
 
 def game_of(engine: GameCore) -> str:
-    """The game name of an engine (by its action layout)."""
-    return next(name for name, spec in GAMES.items() if spec.layout is engine.layout)
+    """The game name of an engine (by its game's action layout)."""
+    return next(name for name, spec in GAMES.items() if spec.layout is type(engine).layout)
 
 
 def describe_action(rec: dict[str, Any], layout: ActionLayout) -> str | None:
     """A claim-window answer (吃/碰/杠/胡/抢杠胡/过) for people; None for actions that show as
     their events (discards, kongs of one's own turn, 定缺)."""
     a = rec["action"]
-    if 2 * layout.n_kinds <= a < layout.n and not (layout.VOID >= 0 and a >= layout.VOID):
+    if 2 * layout.n_kinds <= a < layout.n and not (layout.VOID >= 0 and a >= layout.VOID) and a != layout.ESCAPE:
         return f"player_{rec['actor']} -> {layout.name_zh(a)}"
     return None
 
@@ -585,14 +636,25 @@ def _tile(pai: str, style: str) -> str:
     return tiles.name_zh(k) if style == "zh" else tiles.glyph(k) if style == "unicode" else pai
 
 
-def ending_text(game: str, reason: str, wins: int) -> str:
-    """How a hand ended, for people: ``reason`` (``win`` / ``draw``) and the number of wins.
+def _count(n: int, noun: str) -> str:
+    """``n noun`` with the plural s."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def ending_text(game: str, reason: str, wins: int, escapes: int = 0) -> str:
+    """How a hand ended, for people: ``reason`` (``win`` / ``draw`` / ``escape``), the number of
+    wins and of escapes (S16, J11).
 
     ``draw`` is always the exhaustive draw (流局 / 荒庄: the wall ran out), never drawing a tile."""
+    if reason == "escape":
+        rule = "J11" if game == "joy_mahjong" else "S16"
+        return f"an escape (逃跑) ends the hand ({rule})"
     if game == "joy_mahjong":
         if reason == "win":
             return "a win ends the hand (J10)"
         return "荒庄, exhaustive draw: the wall ran out with no win"
+    if reason == "win" and escapes and wins < 3:
+        return f"{_count(wins, 'win')} and {_count(escapes, 'escape')} leave one seat in play (S16.1)"
     if reason == "win":
         # Blood mode ends on the third win; classic mode (S14) at the first discard or draw won on.
         return f"{wins} wins: three seats have won (S14)" if wins >= 3 else "classic mode: the first win ends the hand"
@@ -602,9 +664,9 @@ def ending_text(game: str, reason: str, wins: int) -> str:
 
 
 def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = None,
-                   game: str = GAME, wins: int | None = None) -> str | None:
+                   game: str = GAME, wins: int | None = None, escapes: int = 0) -> str | None:
     """One line about an event for people; ``viewer`` hides what that seat cannot see (None: all);
-    ``wins``: the wins of the hand so far, to say how it ended at ``end_hand``."""
+    ``wins`` and ``escapes``: those of the hand so far, to say how it ended at ``end_hand``."""
     t = ev["type"]
     who = f"player_{ev['actor']}" if "actor" in ev else ""
     hidden = viewer is not None and ev.get("actor") != viewer
@@ -628,8 +690,14 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
         suit = tiles.SUIT_NAMES_ZH[tiles.SUITS.index(ev["suit"])]
         return f"{who} chose a void suit" if hidden else f"{who} 定缺 {suit}"
     if t == "dingque_reveal":
-        return "定缺: " + ", ".join(f"player_{s} {tiles.SUIT_NAMES_ZH[tiles.SUITS.index(v)]}"
-                                     for s, v in enumerate(ev["voids"]))
+        voids = ["(escaped)" if v is None else tiles.SUIT_NAMES_ZH[tiles.SUITS.index(v)] for v in ev["voids"]]
+        return "定缺: " + ", ".join(f"player_{s} {v}" for s, v in enumerate(voids))
+    if t == "escape":
+        text = f"{who} 逃跑 escapes: it leaves the hand"
+        if "penalty" in ev:
+            owed = f" (owed {ev['penalty_owed']})" if "penalty_owed" in ev else ""
+            text += f", 扣豆 {ev['penalty']} beans to no one{owed}"
+        return text
     if t == "tsumo":
         what = "摸牌" if hidden else f"摸 {_tile(ev['pai'], style)}"
         return f"{who} {what}" + ((" (补牌)" if joy else " (杠后补牌)") if ev.get("replacement") else "")
@@ -650,10 +718,12 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
         total = f" = {ev['fan']} fan" if "fan" in ev else ""
         return f"{who} 胡 {_tile(ev['pai'], style)} ({src}): {fans}{total} X={ev['X']}"
     if t == "pay":
-        return f"  player_{ev['from']} pays player_{ev['to']} {ev['beans']} beans ({ev['reason']})"
+        owed = f", owed {ev['owed']}" if "owed" in ev else ""
+        return f"  player_{ev['from']} pays player_{ev['to']} {ev['beans']} beans ({ev['reason']}{owed})"
     if t == "ryukyoku":
         return ("荒庄" if joy else "流局") + ": the wall is empty"
     if t == "end_hand":
-        how = ev["reason"] if wins is None else ending_text(game, ev["reason"], wins)
-        return f"hand over: {how}; beans {ev['beans']}"
+        how = ev["reason"] if wins is None else ending_text(game, ev["reason"], wins, escapes)
+        held = f"; balances {ev['balances']}" if "balances" in ev else ""
+        return f"hand over: {how}; beans {ev['beans']}{held}"
     return None

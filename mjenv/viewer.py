@@ -3,10 +3,13 @@
 The log is first verified by re-simulation (:func:`mjenv.replay.verify_log`); then the table is
 rebuilt line by line from the logged events (:class:`TableView`), so every line of the log
 gets a frame: the four hands, melds with the seat each claimed tile came from, rivers, the wall
-count, the voids, the 财神 and its indicator, flowers, the bird, the beans. Action lines become
+count, the voids, the 财神 and its indicator, flowers, the bird, the beans, and with those rule
+options the seats that escaped (逃跑) and the balances each seat holds. Action lines become
 decision frames with the legal actions and the policy's probabilities when the log has them.
 The frames are embedded as JSON into ``viewer_template.html`` (package data), whose script
 draws the tiles as inline SVG.
+
+Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class TableView:
         self.melds: list[list[list[Any]]] = [[] for _ in range(4)]  # [kind, tile, source, claimed tile]
         self.rivers: list[list[int]] = [[] for _ in range(4)]
         self.beans = [0] * 4
+        self.start_balances: list[int] | None = start.get("balances")  # B4, with a bankroll
+        self.escaped = [False] * 4
         self.voids = [-1] * 4
         self.voids_public = False
         self.won_tiles: list[list[int]] = [[] for _ in range(4)]
@@ -106,8 +111,11 @@ class TableView:
         elif t == "dingque":
             self.voids[s] = tiles.SUITS.index(ev["suit"])
         elif t == "dingque_reveal":
-            self.voids = [tiles.SUITS.index(v) for v in ev["voids"]]
+            self.voids = [-1 if v is None else tiles.SUITS.index(v) for v in ev["voids"]]
             self.voids_public = True
+        elif t == "escape":
+            self.escaped[s] = True
+            self.beans[s] -= ev.get("penalty", 0)  # 扣豆 goes to no one
         elif t == "hora":
             target = ev["target"]
             if target == s:
@@ -140,6 +148,10 @@ class TableView:
         snap = {"hands": hands, "drawn": list(self.drawn), "melds": [[list(m) for m in ms] for ms in self.melds],
                 "rivers": [list(r) for r in self.rivers], "wall": self.wall, "beans": list(self.beans),
                 "won": [list(w) for w in self.won_tiles], "claim": self.claim}
+        if any(self.escaped):
+            snap["escaped"] = list(self.escaped)
+        if self.start_balances is not None:
+            snap["balances"] = [b + d for b, d in zip(self.start_balances, self.beans)]
         if self.joy:
             snap.update(flowers=[list(f) for f in self.flowers], wild=self.wild, indicator=self.indicator,
                         bird=self.bird, bird_seat=self.bird_seat)
@@ -168,11 +180,11 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
     """The page's data of one verified hand: its header and one frame per log line."""
     h = hand.header.record
     game = h["game"]
-    layout = GAMES[game].layout
+    layout = GAMES[game].layout.with_escape(h["options"].get("escape", False))
     start = hand.lines[0].record
     view = TableView(start, joy=game == "joy_mahjong")
     frames, wins, pays = [], [], []
-    n_wins = 0
+    n_wins = n_escapes = 0
     for ll in hand.lines:
         rec = ll.record
         frame: dict[str, Any] = {"line": ll.line, "type": rec["type"], "actor": rec.get("actor")}
@@ -183,8 +195,9 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
         else:
             view.apply(rec)
             n_wins += rec["type"] == "hora"
-            text = describe_event(rec, "zh", game=game, wins=n_wins)
-            hidden = describe_event(rec, "zh", viewer=-1, game=game, wins=n_wins)
+            n_escapes += rec["type"] == "escape"
+            text = describe_event(rec, "zh", game=game, wins=n_wins, escapes=n_escapes)
+            hidden = describe_event(rec, "zh", viewer=-1, game=game, wins=n_wins, escapes=n_escapes)
             frame["text"] = text or rec["type"]
             if hidden != text:
                 frame["hidden"] = hidden
@@ -194,7 +207,10 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
                              "X": rec["X"], "multiplier": _multiplier(rec, h["options"])})
             elif rec["type"] == "pay":
                 pays.append({"frame": len(frames), "from": rec["from"], "to": rec["to"], "beans": rec["beans"],
-                             "points": rec["points"], "reason": rec["reason"]})
+                             "points": rec["points"], "reason": rec["reason"], "owed": rec.get("owed")})
+            elif rec["type"] == "escape" and "penalty" in rec:  # 扣豆: a payment to no one
+                pays.append({"frame": len(frames), "from": rec["actor"], "to": None, "beans": rec["penalty"],
+                             "points": 0, "reason": "escape_penalty", "owed": rec.get("penalty_owed")})
         frame["table"] = view.snapshot()
         frames.append(frame)
     end = hand.lines[-1].record
@@ -203,8 +219,8 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
     return {"game": game, "preset": h["preset"], "setting": setting, "seed": h["seed"],
             "hand_index": h["hand_index"], "dealer": start["dealer"], "prevailing": start.get("prevailing_wind"),
             "agents": h.get("agents"), "rake": options.get("rake", 0), "frames": frames, "wins": wins, "pays": pays,
-            "ending": ending_text(game, end["reason"], n_wins),
-            "beans": end["beans"]}
+            "ending": ending_text(game, end["reason"], n_wins, n_escapes),
+            "beans": end["beans"], "balances": end.get("balances")}
 
 
 def _multiplier(rec: dict[str, Any], options: dict[str, Any]) -> str:

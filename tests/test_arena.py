@@ -156,6 +156,8 @@ def test_json_has_the_documented_keys(one_vs_three: ArenaResult) -> None:
     assert d["schema"] == "mjenv.arena/1" and d["mode"] == "1v3" and d["hands"] == 96
     assert d["labels"] == ["random#1", "random#2"]
     assert d["rules"]["rake"] == RAKE and d["rules"]["forced_win_last_four"] is True  # the qq preset
+    # The option groups that are off are left out, so results from before they existed still pair.
+    assert not {"escape", "escape_rule", "bankroll", "min_beans"} & set(d["rules"])
     for label in d["labels"]:
         assert set(d["results"][label]) == AGENT_KEYS
         assert len(d["per_set_mean_beans"][label]) == 24

@@ -4,8 +4,9 @@ The core deals, draws, asks one seat at a time (``current_player``), checks acti
 ``legal_mask()`` and settles beans as events (B1–B2; rule IDs: docs/rules-blood-battle.md). This layer
 adds what only the
 blood battle has: 定缺 (the ``void`` phase, S2), the masks of S2–S6 and S13, 一炮多响 (S4),
-kong payments (S5), the Sichuan fans (S7–S12), play on after a win (S14) and the exhaustive
-draw checks (S15). It knows nothing about PettingZoo.
+kong payments (S5), the Sichuan fans (S7–S12), play on after a win (S14), the exhaustive
+draw checks (S15) and, with the rule option ``escape``, escapes (S16: ``happy`` plays on without
+the escaper, ``qq`` ends the hand). It knows nothing about PettingZoo.
 
 Phases: ``void`` (定缺, S2), ``turn`` (own decision after a draw or a 碰), ``claim`` (seats asked
 in turn order about a discard, S4), ``rob`` (seats asked about robbing a 面下杠, S6), ``over``.
@@ -20,8 +21,8 @@ import numpy as np
 from .. import tiles
 from ..actions import BLOOD_BATTLE as L
 from ..config import BloodBattleRules
-from ..rules import shapes, sichuan
-from .core import N_SEATS, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
+from ..rules import escape, shapes, sichuan
+from .core import N_SEATS, Due, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
 
 __all__ = ["N_SEATS", "SUIT_TILES", "BloodBattleGame", "IllegalActionError", "KongIncome", "Win",
            "new_game", "scripted_wall", "seeded_wall"]
@@ -46,10 +47,10 @@ class BloodBattleGame(GameCore):
     layout = L
 
     def __init__(self, rules: BloodBattleRules, wall: Sequence[int], dealer: int,
-                 auto_forced: bool = True) -> None:
+                 auto_forced: bool = True, balances: Sequence[int] | None = None) -> None:
         if sorted(wall) != SUIT_TILES:
             raise ValueError("a blood-battle wall holds each of the 27 suited kinds exactly 4 times")
-        super().__init__(rules, wall, dealer, auto_forced)
+        super().__init__(rules, wall, dealer, auto_forced, balances)
         self.rules: BloodBattleRules = rules
         self._deal_hands()
         self.void = [-1] * N_SEATS
@@ -72,7 +73,7 @@ class BloodBattleGame(GameCore):
     # ------------------------------------------------------------------ masks
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(L.n, dtype=np.int8)
+        mask = np.zeros(self.layout.n, dtype=np.int8)
         s, hand = self.current_player, self.hands[self.current_player] if self.current_player >= 0 else None
         if self.phase == "void":
             mask[L.VOID : L.VOID + 3] = 1
@@ -156,26 +157,44 @@ class BloodBattleGame(GameCore):
         """定缺 (S2): the only phase of its own."""
         self._choose_void(action - L.VOID)
 
+    def _resume_other(self, s: int, phase: str) -> None:
+        """An escape during 定缺: the next seat chooses (S16)."""
+        self._next_void(s)
+
     def _choose_void(self, suit: int) -> None:
         s = self.current_player
         self.void[s] = suit
         self.events.append({"type": "dingque", "actor": s, "suit": tiles.SUITS[suit]})
+        self._next_void(s)
+
+    def _next_void(self, s: int) -> None:
+        """The next seat in play after s chooses; after the last one before the dealer the choices
+        become public and the dealer plays (S2), or, when it escaped, the next seat draws (S16)."""
         nxt = (s + 1) % N_SEATS
-        if nxt == self.dealer:  # all four chose: choices become public, the dealer plays
-            self.events.append({"type": "dingque_reveal", "voids": [tiles.SUITS[v] for v in self.void]})
-            self.phase = "turn"
-        self.current_player = nxt
+        while nxt != self.dealer and self.escaped[nxt]:
+            nxt = (nxt + 1) % N_SEATS
+        if nxt != self.dealer:
+            self.current_player = nxt
+            return
+        # A seat that escaped before choosing shows no void (null).
+        self.events.append({"type": "dingque_reveal",
+                            "voids": [tiles.SUITS[v] if v >= 0 else None for v in self.void]})
+        self.phase = "turn"
+        if self.escaped[self.dealer]:
+            self._next_draw(self.dealer)
+        else:
+            self.current_player = self.dealer
 
     def _claimants(self, s: int, k: int) -> list[int]:
         """Seats that can claim (S4): the cheap 碰 test first, then the cached waits."""
         suit = k // 9
         return [
             t for t in ((s + 1) % 4, (s + 2) % 4, (s + 3) % 4)
-            if not self.won[t] and ((suit != self.void[t] and self.hands[t][k] >= 2) or self._can_win_on(t, k))
+            if self._in_play(t) and ((suit != self.void[t] and self.hands[t][k] >= 2) or self._can_win_on(t, k))
         ]
 
     def _robbers(self, s: int, k: int) -> list[int]:
-        return [t for t in self._seats_after(s) if self._can_win_on(t, k)]
+        return [t for t in self._others_in_play(s) if self._can_win_on(t, k)]
 
     def _claim_winners(self, seats: list[int]) -> list[int]:
         """一炮多响 (S4): every seat that declares 胡 wins."""
@@ -189,24 +208,32 @@ class BloodBattleGame(GameCore):
         return units * r.base_points
 
     def _discard_wins(self, winners: list[int], src: int, k: int) -> None:
+        """一炮多响 (S4): every winner settles one to one with the discarder, in one settlement
+        event (B4: a short discarder splits what it holds among them)."""
         self._take_discard(src, k)
         self.won_tiles[winners[0]].append(k)
+        records: list[Due | dict] = []
+        income = self.kong_discard if self.rules.gang_pao_transfer else None
         for w in winners:
             first = not self.discarded[w] and not self.any_call
             ctx = sichuan.WinContext(after_kong=self.kong_discard is not None, first_turn=first,
                                      dealer=w == self.dealer, last_tile=self.wall_count == 0)
-            self._settle_win(w, k, src, ctx)
-            if self.kong_discard is not None and self.rules.gang_pao_transfer:
-                income = sum(self.kong_discard.payments.values())
-                self._pay(src, w, income, "gang_pao_transfer")
-                self.kong_discard.transferred = True
+            records += self._score_win(w, k, src, ctx)
+            if income is not None and income.payments:  # S12: the kong's income, to each winner
+                records.append(Due(src, w, sum(income.payments.values()), "gang_pao_transfer",
+                                   sum(income.paid.values())))
+        if income is not None:
+            income.transferred = True
+        self._settle_event(records)
         self._after_wins(winners, src)
 
     def _rob_wins(self, robbers: list[int], s: int, k: int) -> None:
         self.won_tiles[robbers[0]].append(k)
+        records: list[Due | dict] = []
         for w in robbers:
             ctx = sichuan.WinContext(rob_kong=True, dealer=w == self.dealer)
-            self._settle_win(w, k, s, ctx)
+            records += self._score_win(w, k, s, ctx)
+        self._settle_event(records)
         self._after_wins(robbers, s)
 
     def _self_draw_win(self) -> None:
@@ -215,7 +242,7 @@ class BloodBattleGame(GameCore):
         first = not self.discarded[s] and not self.any_call
         ctx = sichuan.WinContext(self_drawn=True, after_kong=self.after_kong, first_turn=first,
                                  dealer=s == self.dealer, last_tile=self.wall_count == 0)
-        self._settle_win(s, k, None, ctx)
+        self._settle_event(self._score_win(s, k, None, ctx))
         self.hands[s][k] -= 1
         self.won_tiles[s].append(k)
         self._after_wins([s], s)
@@ -223,21 +250,58 @@ class BloodBattleGame(GameCore):
     def _wall_empty(self) -> None:
         self._exhaustive_draw()
 
+    def _escape_dues(self, s: int) -> tuple[int, list[Due]]:
+        """S16: what escaping seat s owes the other seats still at the table (not escaped).
+
+        ``qq``: 16倍 to each that has not won, in the last four tiles the larger of that and its
+        查大叫 value (S16.2). ``happy``: 扣豆 to no one and 赔偿 to each, from C_j, what s would pay
+        j at an exhaustive draw now (S16.1)."""
+        r = self.rules
+        payees = [t for t in self._seats_after(s) if not self.escaped[t]]
+        if r.escape_rule == "qq":
+            payees = [t for t in payees if not self.won[t]]
+            last_four = self.wall_count <= escape.QQ_LAST_TILES
+            ready = [self._ready_now(t) if last_four else 0 for t in payees]
+            points = escape.qq_escape_points(ready, self.wall_count, r.base_points)
+            return 0, [self._due(s, t, p, "escape") for t, p in zip(payees, points)]
+        pig = sichuan.flower_pig_now(self.hands[s], self.melds[s])
+        ready = not pig and self._ready_now(s) > 0
+        # The payees' 查大叫 values matter only to an escaper that would pay them.
+        payee_pig = [sichuan.flower_pig_now(self.hands[t], self.melds[t]) for t in payees]
+        payee_ready = [0 if pig or ready or self.won[t] or p else self._ready_now(t)
+                       for t, p in zip(payees, payee_pig)]
+        claims = escape.draw_check_claims(pig, ready, payee_pig, [self.won[t] for t in payees], payee_ready,
+                                          r.flower_pig_points)
+        penalty, beans = escape.happy_escape_beans(
+            claims, sum(self._in_play(t) for t in payees), r.cap_points, r.room_coefficient, r.escape_factor,
+            r.escape_penalty_floor, r.escape_compensation_floor)
+        return penalty, [Due(s, t, c, "escape", b) for t, c, b in zip(payees, claims, beans)]
+
+    def _escape_ends_hand(self) -> bool:
+        """S16.2 (qq): always; S16.1 (happy): once fewer than two seats are still in play."""
+        return self.rules.escape_rule == "qq" or sum(map(self._in_play, range(N_SEATS))) < 2
+
+    def _ready_now(self, s: int) -> int:
+        """Seat s's 查大叫 value if the wall ran out now (S16)."""
+        void = self.void[s] if self.void[s] >= 0 else None
+        return sichuan.ready_points_now(self.hands[s], self.melds[s], self.rules, void)
+
     # ------------------------------------------------------------------ flow and settlement
 
     def _after_wins(self, winners: list[int], source: int) -> None:
-        """Blood battle continues after the last winner (S14); classic ends at the first win."""
+        """Blood battle continues after the last winner (S14) while two seats are still in play
+        (three wins, or fewer after escapes, S16.1); classic ends at the first win."""
         for w in winners:
             self.won[w] = True
-        if self.rules.mode == "classic" or sum(self.won) >= 3:
+        if self.rules.mode == "classic" or sum(map(self._in_play, range(N_SEATS))) < 2:
             self.next_dealer = source
             self._end("win")
             return
         last = max(winners, key=lambda w: (w - source - 1) % N_SEATS)
         self._next_draw(last)
 
-    def _settle_win(self, w: int, k: int, source: int | None, ctx: sichuan.WinContext) -> None:
-        """Score a win and collect from the discarder or every seat in play (S11)."""
+    def _score_win(self, w: int, k: int, source: int | None, ctx: sichuan.WinContext) -> list[Due | dict]:
+        """Score a win: its ``hora`` event and its dues from the discarder or every seat in play (S11)."""
         hand = list(self.hands[w])
         if source is not None:
             hand[k] += 1
@@ -245,37 +309,35 @@ class BloodBattleGame(GameCore):
         if score is None:  # the mask only offers 胡 for winning hands
             raise AssertionError(f"seat {w} declared a win that does not score: {tiles.fmt(hand)}")
         self.wins.append(Win(w, k, source, score))
-        self.events.append({
+        hora = {
             "type": "hora", "actor": w, "target": w if source is None else source, "pai": tiles.name(k),
             "fans": [[f.name, f.fan] for f in score.fans], "X": score.X,
-        })
+        }
         payers = [source] if source is not None else self._others_in_play(w)
-        for p in payers:
-            self._pay(p, w, score.X, "win")
+        return [hora, *(self._due(p, w, score.X, "win") for p in payers)]
 
     def _exhaustive_draw(self) -> None:
-        """流局 checks in order: 查花猪, 查大叫, 退税 (S15)."""
+        """流局 checks in order, each one settlement event: 查花猪, 查大叫, 退税 (S15), among the
+        seats that have not escaped (S16: an escaper is no longer at the table)."""
         self.events.append({"type": "ryukyoku"})
-        pigs = [s for s in range(N_SEATS) if sichuan.is_flower_pig(self.hands[s], self.melds[s])]
-        for p in pigs:
-            for t in range(N_SEATS):
-                if t not in pigs:
-                    self._pay(p, t, self.rules.flower_pig_points, "flower_pig")
-        in_play = [s for s in range(N_SEATS) if not self.won[s] and s not in pigs]
+        seats = [s for s in range(N_SEATS) if not self.escaped[s]]
+        pigs = [s for s in seats if sichuan.is_flower_pig(self.hands[s], self.melds[s])]
+        self._settle_event([self._due(p, t, self.rules.flower_pig_points, "flower_pig")
+                            for p in pigs for t in seats if t not in pigs])
+        in_play = [s for s in seats if not self.won[s] and s not in pigs]
         ready = {
             s: sichuan.ready_points(self.hands[s], self.melds[s], self.rules, self.void[s])
             for s in in_play
         }
-        for s in in_play:
-            if ready[s] == 0:
-                for t in in_play:
-                    if ready[t] > 0:
-                        self._pay(s, t, ready[t], "not_ready")
+        self._settle_event([self._due(s, t, ready[t], "not_ready")
+                            for s in in_play if ready[s] == 0 for t in in_play if ready[t] > 0])
+        refunds = []
         for income in self.kongs:
             m = income.maker
-            if not self.won[m] and (m in pigs or ready.get(m, 0) == 0) and not income.transferred:
-                for payer, points in income.payments.items():
-                    self._pay(m, payer, points, "kong_refund")
+            if self._in_play(m) and (m in pigs or ready.get(m, 0) == 0) and not income.transferred:
+                refunds += [Due(m, payer, points, "kong_refund", income.paid[payer])
+                            for payer, points in income.payments.items() if not self.escaped[payer]]
+        self._settle_event(refunds)
         self._end("draw")
 
 

@@ -23,6 +23,14 @@ A game is a subclass that fills in the hooks below; the core never looks at fans
   and paying a win, then ending the hand or playing on.
 - ``_kong_units(reason)``: kong payments in points per payer (0 where kongs pay nothing).
 - ``_wall_empty()``: what happens when the next draw finds the wall empty.
+- ``_escape_dues(s)``, ``_escape_ends_hand()``: what an escaping seat pays, and whether its
+  escape ends the hand (rule option ``escape``, S16/J11).
+
+Settlement (B1, B2, B4): every payment of one settlement event (a win, 一炮多响 included; a kong;
+each draw check; an escape; the rake) is a :class:`Due` settled together by
+:meth:`GameCore._settle_event`. With balances (rule option ``bankroll``) a payer pays at most what
+it held when the event began, split among its payees in the ratio owed
+(:func:`mjenv.rules.beans.pay_from_balance`); beans and rewards are what really moved.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from .. import tiles
 from ..actions import ActionLayout
 from ..melds import Meld
 from ..rules import beans as bean_rules
+from ..rules import escape as escape_rules
 
 N_SEATS = 4
 
@@ -54,14 +63,26 @@ class Win(NamedTuple):
 
 
 class KongIncome:
-    """Payments a kong earned, kept for 退税 (S15.3) and the 杠上炮 transfer (S12)."""
+    """Payments a kong earned, kept for 退税 (S15.3) and the 杠上炮 transfer (S12): the points owed
+    by each payer and the beans it really paid (less than points·N only with balances, B4)."""
 
-    __slots__ = ("maker", "payments", "transferred")
+    __slots__ = ("maker", "payments", "paid", "transferred")
 
     def __init__(self, maker: int) -> None:
         self.maker = maker
         self.payments: dict[int, int] = {}
+        self.paid: dict[int, int] = {}
         self.transferred = False
+
+
+class Due(NamedTuple):
+    """One payment owed at a settlement event: ``points`` (as logged) worth ``beans``."""
+
+    payer: int
+    payee: int
+    points: int
+    reason: str
+    beans: int
 
 
 def shuffled(tile_set: Sequence[int], seed: int, hand_index: int, n_extra: int = 1) -> tuple[list[int], list[int]]:
@@ -107,10 +128,16 @@ class GameCore:
 
     layout: ClassVar[ActionLayout]
 
-    def __init__(self, rules: Any, wall: Sequence[int], dealer: int, auto_forced: bool = True) -> None:
+    def __init__(self, rules: Any, wall: Sequence[int], dealer: int, auto_forced: bool = True,
+                 balances: Sequence[int] | None = None) -> None:
         if not 0 <= dealer < N_SEATS:
             raise ValueError(f"dealer must be a seat 0-3, got {dealer!r}")
+        if balances is not None and (rules.bankroll is None or len(balances) != N_SEATS
+                                     or not all(isinstance(b, int) and b >= 0 for b in balances)):
+            raise ValueError(f"balances must be four ints >= 0 and need the rule option bankroll (B4), "
+                             f"got {balances!r} with bankroll={rules.bankroll!r}")
         self.rules = rules
+        self.layout = type(self).layout.with_escape(rules.escape)  # S16/J11: ESCAPE comes last
         self.dealer = dealer
         self.auto_forced = auto_forced  # play lone legal actions at once (False: ask, for scripts)
         self.wall = list(wall)
@@ -123,14 +150,19 @@ class GameCore:
         self.river_counts = np.zeros((N_SEATS, tiles.N_KINDS), dtype=np.int8)  # for encoders
         self.won_tiles: list[list[int]] = [[] for _ in range(N_SEATS)]
         self.won = [False] * N_SEATS
+        self.escaped = [False] * N_SEATS  # S16/J11: left the hand; never asked again
         self.wins: list[Win] = []
         self.beans = [0] * N_SEATS
+        # B4: the beans each seat holds (None: unlimited); given for the later hands of a match.
+        self.balances = list(balances) if balances is not None else bean_rules.starting_balances(rules.bankroll)
         self.kongs: list[KongIncome] = []
         self.discarded = [False] * N_SEATS
         self.any_call = False  # a 碰/杠/吃 made by anyone (ends 天胡/地胡 chances)
         self.events: list[dict[str, Any]] = [
             {"type": "start_hand", "dealer": self.dealer, "wall": list(self.wall)}
         ]
+        if self.balances is not None:
+            self.events[0]["balances"] = list(self.balances)
         # Turn state.
         self.phase = "turn"
         self.current_player = self.dealer
@@ -169,6 +201,8 @@ class GameCore:
         """int8 mask over the action space for ``current_player`` (cached until the next step)."""
         if self._mask is None:
             self._mask = self._compute_mask()
+            if self.layout.ESCAPE >= 0:  # S16/J11: every seat asked is in play and may escape
+                self._mask[self.layout.ESCAPE] = 1
         return self._mask
 
     def legal_actions(self) -> list[int]:
@@ -216,6 +250,18 @@ class GameCore:
         """The next draw finds the wall empty."""
         raise NotImplementedError
 
+    def _escape_dues(self, s: int) -> tuple[int, list[Due]]:
+        """What escaping seat s owes (S16/J11): the penalty to no one (扣豆, beans) and its dues."""
+        raise NotImplementedError
+
+    def _escape_ends_hand(self) -> bool:
+        """Whether the escape just made ends the hand (J11, S16.2: always)."""
+        return True
+
+    def _resume_other(self, s: int, phase: str) -> None:
+        """Play on after seat s escaped in a game-specific phase."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ stepping
 
     def apply(self, action: int) -> list[int]:
@@ -247,7 +293,9 @@ class GameCore:
         """Apply one legal action of ``current_player``."""
         self._mask = None
         phase = self.phase
-        if phase == "turn":
+        if action == self.layout.ESCAPE:
+            self._escape()
+        elif phase == "turn":
             L = self.layout
             if action == L.HU:
                 self._self_draw_win()
@@ -281,6 +329,10 @@ class GameCore:
     def _answer(self, action: int) -> None:
         s = self.queue.pop(0)
         self.answers[s] = action
+        self._next_answer()
+
+    def _next_answer(self) -> None:
+        """Ask the next seat of the claim/rob window, or resolve it once all have answered."""
         if self.queue:
             self.current_player = self.queue[0]
         elif self.phase == "claim":
@@ -387,8 +439,12 @@ class GameCore:
     def _seats_after(self, s: int) -> list[int]:
         return [(s + 1) % 4, (s + 2) % 4, (s + 3) % 4]
 
+    def _in_play(self, t: int) -> bool:
+        """Seat t has neither won nor escaped."""
+        return not self.won[t] and not self.escaped[t]
+
     def _others_in_play(self, s: int) -> list[int]:
-        return [t for t in self._seats_after(s) if not self.won[t]]
+        return [t for t in self._seats_after(s) if self._in_play(t)]
 
     def _draw_head(self, s: int) -> int:
         k = self.wall[self.head]
@@ -408,7 +464,7 @@ class GameCore:
     def _next_draw(self, after: int) -> None:
         """The next seat in play after ``after`` draws; an empty wall ends the hand."""
         s = (after + 1) % N_SEATS
-        while self.won[s]:
+        while not self._in_play(s):
             s = (s + 1) % N_SEATS
         if self.wall_count == 0:
             self._wall_empty()
@@ -416,38 +472,101 @@ class GameCore:
         self.drawn = self._draw_head(s)
         self.phase, self.current_player, self.after_kong = "turn", s, False
 
+    # ------------------------------------------------------------------ escape (S16, J11)
+
+    def _escape(self) -> None:
+        """The seat to act leaves the hand at once and pays what the game's escape rule asks; the
+        hand ends or plays on without it."""
+        s, phase = self.current_player, self.phase
+        self.escaped[s] = True
+        penalty, dues = self._escape_dues(s)
+        balance = None if self.balances is None else self.balances[s]
+        paid_penalty, paid = escape_rules.escape_split(balance, penalty, [d.beans for d in dues])
+        event: dict[str, Any] = {"type": "escape", "actor": s}
+        if penalty:
+            event["penalty"] = paid_penalty
+            if paid_penalty != penalty:
+                event["penalty_owed"] = penalty
+        self.events.append(event)
+        self._move(s, None, paid_penalty)
+        for due, beans in zip(dues, paid):
+            if due.beans > 0:
+                self._transfer(due, beans)
+        if self._escape_ends_hand():
+            self._end("escape")
+        elif phase == "turn":
+            self._next_draw(s)
+        elif phase in ("claim", "rob"):
+            self.queue.pop(0)  # the escaper gives no answer
+            self._next_answer()
+        else:
+            self._resume_other(s, phase)
+
     # ------------------------------------------------------------------ settlement
 
-    def _pay(self, payer: int, payee: int, points: int, reason: str) -> None:
-        """Move ``points``·N beans between two seats, at once (B1, B2)."""
-        if points <= 0:
-            return
-        beans = bean_rules.beans_of(points, self.rules.room_coefficient)
-        self.beans[payer] -= beans
-        self.beans[payee] += beans
-        self._delta[payer] -= beans
-        self._delta[payee] += beans
-        self.events.append({"type": "pay", "from": payer, "to": payee, "points": points,
-                            "beans": beans, "reason": reason})
+    def _due(self, payer: int, payee: int, points: int, reason: str) -> Due:
+        """A payment of ``points``, worth points·N beans (B1)."""
+        return Due(payer, payee, points, reason, bean_rules.beans_of(points, self.rules.room_coefficient))
+
+    def _settle_event(self, records: Sequence[Due | dict[str, Any]]) -> list[int]:
+        """Pay the dues of one settlement event and log them, with the other events of ``records``
+        in their order; returns the beans paid per due (dues of 0 beans are skipped). With balances
+        (B4) each payer pays at most what it held when the event began, split in the ratio owed."""
+        dues = [r for r in records if isinstance(r, Due) and r.beans > 0]
+        paid = [d.beans for d in dues]
+        if self.balances is not None:
+            held = list(self.balances)
+            for payer in dict.fromkeys(d.payer for d in dues):
+                mine = [i for i, d in enumerate(dues) if d.payer == payer]
+                for i, beans in zip(mine, bean_rules.pay_from_balance(held[payer], [dues[i].beans for i in mine])):
+                    paid[i] = beans
+        moved = iter(paid)
+        for r in records:
+            if not isinstance(r, Due):
+                self.events.append(r)
+            elif r.beans > 0:
+                self._transfer(r, next(moved))
+        return paid
+
+    def _transfer(self, due: Due, beans: int) -> None:
+        """Move ``beans`` for ``due`` and log it (``owed`` when a balance cut it short, B4)."""
+        self._move(due.payer, due.payee, beans)
+        event = {"type": "pay", "from": due.payer, "to": due.payee, "points": due.points,
+                 "beans": beans, "reason": due.reason}
+        if beans != due.beans:
+            event["owed"] = due.beans
+        self.events.append(event)
+
+    def _move(self, payer: int, payee: int | None, beans: int) -> None:
+        """Beans from ``payer`` to ``payee`` (None: to no one, the rake and 扣豆) (B2, B4)."""
+        for seat, change in ((payer, -beans), (payee, beans)):
+            if seat is not None:
+                self.beans[seat] += change
+                self._delta[seat] += change
+                if self.balances is not None:
+                    self.balances[seat] += change
 
     def _kong_made(self, maker: int, payers: list[int], reason: str) -> None:
         """Record a kong and collect what the game's kong payments ask of ``payers``."""
         income = KongIncome(maker)
         points = self._kong_units(reason)
-        for p in payers:
-            self._pay(p, maker, points, reason)
-            if points:
+        if points:
+            paid = self._settle_event([self._due(p, maker, points, reason) for p in payers])
+            for p, beans in zip(payers, paid):
                 income.payments[p] = income.payments.get(p, 0) + points
+                income.paid[p] = income.paid.get(p, 0) + beans
         self.kongs.append(income)
         self.last_kong = income
 
     def _end(self, reason: str) -> None:
-        """Take the rake (B1) and close the hand."""
+        """Take the rake (B1; at most what a seat holds, to no one, B4) and close the hand."""
         if self.rules.rake:
             for s in range(N_SEATS):
-                self.beans[s] -= self.rules.rake
-                self._delta[s] -= self.rules.rake
+                self._move(s, None, bean_rules.pay_from_balance(
+                    None if self.balances is None else self.balances[s], [self.rules.rake])[0])
         self.events.append({"type": "end_hand", "reason": reason, "beans": list(self.beans)})
+        if self.balances is not None:
+            self.events[-1]["balances"] = list(self.balances)
         self.end_reason = reason
         self.phase, self.current_player = "over", -1
         self.queue = []

@@ -5,8 +5,9 @@ docs/rules-joy-mahjong.md).
 This layer adds the 144-tile wall with flowers and 补花 (J1), the 财神 wildcard (J2), 吃 from the
 seat on the left and 截和 (J3), fans and rooms through :mod:`mjenv.rules.joy` (J4, J5, J9), who
 pays with the bird and dealer doubling through :mod:`mjenv.rules.joy_settlement` (J6–J8), and
-the end of the hand at the first win or an empty wall (荒庄, J10). Kongs pay nothing at once
-(their worth is in the fans). It knows nothing about PettingZoo.
+the end of the hand at the first win or an empty wall (荒庄, J10), and, with the rule option
+``escape``, at an escape (J11: the escaper pays each other seat ``escape_x``). Kongs pay nothing at
+once (their worth is in the fans). It knows nothing about PettingZoo.
 
 Deal, in this order (a pure function of the wall; the ``start_hand`` event also records the
 prevailing wind, so a replay log can rebuild the hand):
@@ -48,8 +49,8 @@ from .. import tiles
 from ..actions import JOY_MAHJONG as L
 from ..config import JoyMahjongRules
 from ..melds import Meld
-from ..rules import joy, joy_settlement
-from .core import N_SEATS, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
+from ..rules import escape, joy, joy_settlement
+from .core import N_SEATS, Due, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
 
 __all__ = ["JOY_TILES", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "KongIncome", "Win",
            "new_game", "scripted_wall", "seeded_wall"]
@@ -76,12 +77,12 @@ class JoyMahjongGame(GameCore):
     layout = L
 
     def __init__(self, rules: JoyMahjongRules, wall: Sequence[int], dealer: int,
-                 prevailing_wind: int = 0, auto_forced: bool = True) -> None:
+                 prevailing_wind: int = 0, auto_forced: bool = True, balances: Sequence[int] | None = None) -> None:
         if sorted(wall) != JOY_TILES:
             raise ValueError("a Joy Mahjong wall holds each of the 34 kinds 4 times and the 8 flowers once")
         if not (isinstance(prevailing_wind, (int, np.integer)) and 0 <= prevailing_wind < 4):
             raise ValueError(f"prevailing_wind must be 0-3 (E S W N), got {prevailing_wind!r}")
-        super().__init__(rules, wall, dealer, auto_forced)
+        super().__init__(rules, wall, dealer, auto_forced, balances)
         self.rules: JoyMahjongRules = rules
         self.prevailing_wind = int(prevailing_wind)
         self.events[0]["prevailing_wind"] = self.prevailing_wind  # start_hand: replays need it
@@ -206,7 +207,7 @@ class JoyMahjongGame(GameCore):
     # ------------------------------------------------------------------ masks
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(L.n, dtype=np.int8)
+        mask = np.zeros(self.layout.n, dtype=np.int8)
         s = self.current_player
         hand = self.hands[s]
         if self.phase == "turn":
@@ -392,6 +393,11 @@ class JoyMahjongGame(GameCore):
         self.events.append({"type": "ryukyoku"})
         self._end("draw")
 
+    def _escape_dues(self, s: int) -> tuple[int, list[Due]]:
+        """J11: the escaper pays each other seat X_e (``escape_x``); no penalty to no one."""
+        x = escape.joy_escape_x(self.rules.escape_x, self.rules.room)
+        return 0, [self._due(s, t, x, "escape") for t in self._seats_after(s)]
+
     # ------------------------------------------------------------------ settlement
 
     def _settle(self, w: int, k: int, source: int | None, how: str) -> None:
@@ -412,8 +418,7 @@ class JoyMahjongGame(GameCore):
         self.events.append({"type": "bird", "pai": tiles.name(self.bird), "seat": self.bird_seat})
         pairs = joy_settlement.payment_pairs(w, source, self.dealer, self.bird_seat, score.X,
                                              self.rules, fan=score.fan)
-        for payer, payee, points in pairs:
-            self._pay(payer, payee, points, "win")
+        self._settle_event([self._due(payer, payee, points, "win") for payer, payee, points in pairs])
         self._end("win")
 
 

@@ -14,7 +14,7 @@ are ``X = base_points · 2^(capped − 1)`` (+ ``base_points`` for the qq self-d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -253,3 +253,38 @@ def ready_points(concealed13: Counts, melds: Sequence[Meld], rules: BloodBattleR
         if result is not None and result.X > best:
             best = result.X
     return best
+
+
+
+def _discards(c: list[int]) -> Iterator[list[int]]:
+    """``c`` with each held kind taken out once in turn (restored after each)."""
+    for k in range(len(c)):
+        if c[k]:
+            c[k] -= 1
+            yield c
+            c[k] += 1
+
+
+def _holds_3n2(c: list[int], melds: Sequence[Meld]) -> bool:
+    """A hand of 3n+2 tiles (a kong counts 3): a seat that has drawn and not yet discarded."""
+    return (sum(c) + 3 * len(melds)) % 3 == 2
+
+
+def flower_pig_now(concealed: Counts, melds: Sequence[Meld] = ()) -> bool:
+    """S15.1 as if the wall ran out now (used by S16): :func:`is_flower_pig`; a 3n+2 hand (a seat
+    on its own turn, or one whose added kong is being robbed) only when every discard leaves
+    three suits."""
+    c = _counts(concealed)
+    if not _holds_3n2(c, melds):
+        return is_flower_pig(c, melds)
+    return all(is_flower_pig(rest, melds) for rest in _discards(c))
+
+
+def ready_points_now(concealed: Counts, melds: Sequence[Meld], rules: BloodBattleRules,
+                     void: Optional[int] = None) -> int:
+    """S15.2 as if the wall ran out now (used by S16): :func:`ready_points`; a 3n+2 hand is
+    judged on its most favourable discard (the largest value over all discards)."""
+    c = _counts(concealed)
+    if not _holds_3n2(c, melds):
+        return ready_points(c, melds, rules, void)
+    return max((ready_points(rest, melds, rules, void) for rest in _discards(c)), default=0)

@@ -144,6 +144,9 @@ class CompiledBackend:
             raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
                              f"replay a table through {self.game}_v0.raw_env to use them")
         ref = raw_env(**options)  # the same validation and errors as the AEC env
+        if ref.rules.escape or ref.rules.bankroll is not None:
+            raise ValueError("the rule options escape and bankroll are not in the compiled engine yet: "
+                             f"play them on {self.game}_v0.raw_env")
         self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
         self.layout, self.n_actions = ref.layout, ref.layout.n
         self.observer, self.script_keys = ref.observer, ref.script_keys
