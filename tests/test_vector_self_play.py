@@ -263,3 +263,16 @@ def test_the_benchmark_measures_both_paths():
     assert [row["engine"] for row in rows] == ["aec", "compiled", "compiled"]
     assert all(row["toolkit"] == "selfplay" and row["steps_per_s"] > 0 and row["path"] and row["notes"] for row in rows)
     assert rows[1]["steps_per_s"] > rows[0]["steps_per_s"]  # the compiled view outpaces one AEC table
+
+
+def test_batched_spaces_fresh_masks_and_no_copy_option():
+    from mjenv.vector import SelfPlayVectorEnv
+
+    env = SelfPlayVectorEnv("blood_battle", 5)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.shape == (5, 73, 27) and env.observation_space.contains(obs)
+    assert env.action_space.shape == (5,)
+    info["action_mask"][:] = 0  # the caller's array: the env's own masks stay
+    assert env.action_masks().any(axis=1).all()
+    with pytest.raises(ValueError, match="copy"):
+        SelfPlayVectorEnv("blood_battle", 2, copy=False)

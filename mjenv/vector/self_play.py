@@ -50,6 +50,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from . import make
@@ -63,11 +64,18 @@ class SelfPlayVectorEnv:
 
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, num_threads: int = 1,
                  final_observations: bool = False, **options: Any) -> None:
+        if "copy" in options:  # the view hands out fresh arrays: the engine must copy its buffers
+            raise ValueError("SelfPlayVectorEnv takes no copy option: its observations are always fresh arrays")
         self.venv = make(game, num_envs, num_threads=num_threads, copy=True,
                          final_observations=final_observations, **options)
         self.game, self.num_envs = game, self.venv.num_envs
         self.single_observation_space = self.venv.single_observation_space["observation"]
         self.single_action_space = self.venv.single_action_space
+        single = self.single_observation_space
+        n = self.num_envs
+        self.observation_space = spaces.Box(np.broadcast_to(single.low, (n, *single.shape)),
+                                            np.broadcast_to(single.high, (n, *single.shape)), dtype=single.dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
         self._unpaid = np.zeros((self.num_envs, 4), dtype=np.float64)  # bean changes not yet returned
         self._all = np.arange(self.num_envs)
         self._masks: np.ndarray | None = None
@@ -77,7 +85,7 @@ class SelfPlayVectorEnv:
         obs, info = self.venv.reset(seed=seed, options=options)
         self._unpaid[:] = 0
         self._masks = obs["action_mask"]
-        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"]}
+        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"].copy()}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per table for its seat to act; the next seats to act and their rewards."""
@@ -93,7 +101,7 @@ class SelfPlayVectorEnv:
         reward = self._unpaid[self._all, seat].astype(np.float32)
         self._unpaid[self._all, seat] = 0
         self._masks = obs["action_mask"]
-        out.update(seat=seat, action_mask=obs["action_mask"])
+        out.update(seat=seat, action_mask=obs["action_mask"].copy())  # the caller's own, as action_masks()
         return obs["observation"], reward, terminated, truncated, out
 
     def action_masks(self) -> np.ndarray:
