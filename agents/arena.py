@@ -67,6 +67,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from mjenv.config import as_dict
+from mjenv.outputs import atomic_write, check_output_folder
 
 from .levels import level_legend, level_title
 from .registry import load_policy
@@ -405,7 +406,8 @@ class ArenaResult:
         ax.set_title(f"{self.game} ({self.setting}) {self.mode} duplicate, {self.deals} deals, "
                      f"seed {self.seed}: 95% t bands", fontsize=10)
         ax.legend()
-        fig.savefig(path, format="png")
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, format="png")
 
 
 def _nan_to_none(obj: Any) -> Any:
@@ -420,13 +422,14 @@ def _nan_to_none(obj: Any) -> Any:
 
 
 def _check_log_dir(log_dir: str | os.PathLike) -> None:
-    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended)."""
+    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended) or
+    that cannot hold files (``mjenv.outputs.OutputError``, a ValueError)."""
     path = Path(log_dir)
     if path.exists() and not path.is_dir():
         raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
     if any(path.glob("deal_*.jsonl")):
         raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
-    path.mkdir(parents=True, exist_ok=True)
+    check_output_folder(path)
 
 
 def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", "random"),
@@ -459,10 +462,10 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
     if engine == "vector" and log_dir is not None:
         raise ValueError("replay logs (log_dir) need the Python game: use engine 'aec' to write them")
     raw = _make_env(game, env_options)  # fails fast on bad options, before any worker starts
-    if log_dir is not None:
-        _check_log_dir(log_dir)
     for spec in agents:
         load_policy(spec, game)
+    if log_dir is not None:  # made once everything else is known good
+        _check_log_dir(log_dir)
     # as_dict leaves out the option groups that are off (escape, bankroll): results written
     # before those options existed still pair with new ones (mjenv compare).
     rules = as_dict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}
