@@ -113,6 +113,24 @@ def test_the_vecenv_contract_as_sb3_checks_a_gym_env():
     envs.close()
 
 
+@pytest.mark.parametrize("mode", ["first_legal", "terminate"])
+def test_illegal_learner_actions_are_flagged_in_the_infos(mode):
+    envs = make_vec_env("blood_battle", 4, illegal_action=mode)
+    envs.seed(0)
+    envs.reset()
+    masks = envs.action_masks()
+    actions = masks.argmax(axis=1)
+    actions[2] = int(np.flatnonzero(masks[2] == 0)[0])
+    _, rewards, dones, infos = envs.step(actions[:, None])  # (N, 1) actions are taken too
+    assert [info.get("illegal_action", False) for info in infos] == [False, False, True, False]
+    if mode == "terminate":
+        assert dones.tolist() == [False, False, True, False] and infos[2]["end_reason"] == "illegal_action"
+        assert rewards[2] == envs.env.venv.illegal_reward  # a penalty, not beans: the bean table is unchanged
+        assert infos[2]["beans"].tolist() == [0, 0, 0, 0]
+    else:
+        assert not dones.any()
+
+
 # ---------------------------------------------------------------- sb3-contrib MaskablePPO
 
 

@@ -6,7 +6,7 @@ in ``SAME_STEP`` autoreset mode (SB3's convention) seen through SB3's API. sb3-c
 ``MaskablePPO`` trains on it as it is::
 
     envs = VecMonitor(make_vec_env("blood_battle", 256, opponents="heuristic", preset="qq"))
-    MaskablePPO("MlpPolicy", envs, n_steps=64, batch_size=2048).learn(1_000_000)
+    MaskablePPO("MlpPolicy", envs, n_steps=64, batch_size=4096, n_epochs=2).learn(1_000_000)
 
 =====================  ======================================================================
 Make                   ``make_vec_env(game, num_envs, *, opponents="random", seat=0, **options)``;
