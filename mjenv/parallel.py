@@ -7,9 +7,9 @@ the same options). At each step every seat that must decide acts at once:
 - the seat to act, on its turn;
 - every seat the engine asks about a discard (claim window) or an added kong (rob window): the
   answers are hidden from one another and resolved together (S4 of docs/rules-blood-battle.md,
-  J3 of docs/rules-joy-mahjong.md), so they are taken in one
-  step; the engine asks them in turn order from the discarder and this adapter feeds their
-  actions in that order (:meth:`~mjenv.engine.core.GameCore.asked_seats`);
+  J3 of docs/rules-joy-mahjong.md), so they are taken in one step; the engine asks them in turn
+  order from the discarder and this adapter feeds their actions in that order
+  (:meth:`~mjenv.engine.core.GameCore.asked_seats`), so 截和 (J3) picks the same winner;
 - in the blood battle, every seat still to choose its void suit (定缺: choices hidden until all
   are made, S2).
 
