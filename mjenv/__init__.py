@@ -2,7 +2,8 @@
 
 ``mjenv.blood_battle_v0`` is Sichuan blood battle (血战到底), ``mjenv.joy_mahjong_v0`` Joy Mahjong
 (欢乐麻将); ``mjenv.score`` scores a hand.
-Importing mjenv registers the environments with PettingZoo's registry where it has one, and the
+Importing mjenv registers the environments with PettingZoo's registry where it has one (the AEC
+envs and the Parallel ones, ``pettingzoo.make("parallel", "mjenv/blood_battle_v0")``), and the
 single-seat views (:mod:`mjenv.integrations.gymnasium`) with Gymnasium's: ``mjenv/BloodBattle-v0``
 and ``mjenv/JoyMahjong-v0`` (``gymnasium.make``: one table on the AEC engine; ``make_vec``: the
 compiled engine), and ``mjenv/SingleSeat-v0`` (``game=`` chooses).
@@ -21,6 +22,8 @@ if hasattr(_pettingzoo, "register"):  # the registry exists from PettingZoo 1.27
     for _name in ("blood_battle_v0", "joy_mahjong_v0"):
         if f"mjenv/{_name}".replace("_v0", "-v0") not in _pettingzoo.aec_registry:
             _pettingzoo.register("aec", f"mjenv/{_name}", entry_point=f"mjenv.{_name}:env")
+        if f"mjenv/{_name}".replace("_v0", "-v0") not in _pettingzoo.parallel_registry:
+            _pettingzoo.register("parallel", f"mjenv/{_name}", entry_point=f"mjenv.{_name}:parallel_env")
 
 # The single-seat Gymnasium views (mjenv.integrations.gymnasium), by entry point: nothing imported.
 _VIEWS = "mjenv.integrations.gymnasium"

@@ -3,6 +3,8 @@
 ======================  =====================================================================
 Import                  ``from mjenv import blood_battle_v0``
 Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``; ``raw_env`` unwrapped
+Parallel API            ``blood_battle_v0.parallel_env(**options)``: every seat that must decide acts in one
+                        step (定缺 of all four, a claim or rob window); the others' mask is PASS alone (below)
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
 Action space            ``Discrete(62)``, the same for every seat (see below); ``Discrete(63)`` with ``escape``
 Observation space       ``Dict(observation=Box(low, high, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``;
@@ -97,6 +99,17 @@ seat terminates together. ``infos`` hold ``beans`` and ``end_reason`` (``win``, 
 the end; with ``bankroll`` also ``balance`` and ``match_end`` (``hands``, or ``min_beans`` when a seat
 fell below it and the match stopped early). An escaper's reward is its bean change (扣豆 included).
 
+**Parallel API** (``parallel_env``, :mod:`mjenv.parallel`, ``docs/integrations/pettingzoo.md``).
+The same table and options (``render_mode``: ``ansi`` or ``human``). Each step takes the actions of
+every seat that must decide: the seat to act on its turn; every seat choosing its void (定缺, S2:
+the four in the first step); every seat asked about a discard or an added kong, fed to the
+engine in the order it asks them (turn order from the discarder), so the claims resolve exactly
+as here (一炮多响). Every other seat's mask has one legal action, PASS (58), the no-op (PASS,
+``None`` or no action). After an escape in a window the later seats are asked again at the next step and
+their actions are ignored (``infos[agent]["action_ignored"]``). Rewards: each seat's bean
+change during the step; every seat terminates together. ``metadata["is_parallelizable"]``
+stays False: PettingZoo's ``aec_to_parallel`` expects each agent once per cycle in agent order.
+
 **Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
 at a time. Separate instances are independent (they share only the thread-safe lookup caches
 of the rules) and may run in parallel threads.
@@ -106,7 +119,8 @@ the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviou
 ``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
-the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged).
+the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
+``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`).
 """
 
 from __future__ import annotations
@@ -119,13 +133,15 @@ from pettingzoo import AECEnv
 from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
+from .parallel import MahjongParallelEnv
 from .config import BloodBattleRules, blood_battle_rules, load_rules_file
 from .rules import beans as bean_rules
 from .rules import escape as escape_rules
 from .encoding import BloodBattleObserver
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
-__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "raw_env", "seeded_wall"]
+__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "parallel_env", "raw_env",
+           "seeded_wall"]
 
 
 def hand_bean_bound(r: BloodBattleRules) -> int:
@@ -155,6 +171,12 @@ def escape_bean_bound(r: BloodBattleRules) -> int:
 def env(**options: Any) -> AECEnv:
     """The wrapped environment (order enforcing)."""
     return wrap(raw_env(**options))
+
+
+def parallel_env(render_mode: str | None = None, **options: Any) -> MahjongParallelEnv:
+    """The PettingZoo Parallel environment (:mod:`mjenv.parallel`): every seat that must decide
+    acts in the same step; ``options`` as ``env``'s; ``render_mode`` ``ansi`` or ``human``."""
+    return MahjongParallelEnv(raw_env(**options), render_mode)
 
 
 class raw_env(MahjongAECEnv):

@@ -3,6 +3,8 @@
 ======================  =====================================================================
 Import                  ``from mjenv import joy_mahjong_v0``
 Make                    ``joy_mahjong_v0.env(room="popular"|"eight_fan"|"no_fan", **options)``; ``raw_env`` unwrapped
+Parallel API            ``joy_mahjong_v0.parallel_env(**options)``: every seat that must decide acts in one
+                        step (a claim or rob window); the others' mask is PASS alone (below)
 Agents                  ``player_0`` … ``player_3`` (seats; dealer and prevailing wind seeded)
 Action space            ``Discrete(76)``, the same for every seat (see below); ``Discrete(77)`` with ``escape``
 Observation space       ``Dict(observation=Box(low, high, (82, 34), float32), action_mask=Box(0, 1, (76,), int8))``;
@@ -95,6 +97,17 @@ episode) and ``end_reason`` (``win``, ``draw``, ``escape``) at the end; with ``b
 ``balance`` and ``match_end`` (``hands``, or ``min_beans`` when a seat fell below it and the match
 stopped early).
 
+**Parallel API** (``parallel_env``, :mod:`mjenv.parallel`, ``docs/integrations/pettingzoo.md``).
+The same table and options (``render_mode``: ``ansi`` or ``human``). Each step takes the actions of
+every seat that must decide: the seat to act on its turn; every seat asked about a discard or
+an added kong, fed to the engine in the order it asks them (turn order from the discarder),
+so the claims resolve exactly as here (of several 胡, the first in turn order wins). Every
+other seat's mask has one legal action, PASS (75), the no-op (PASS, ``None`` or no
+action). After an escape in a window the later seats are asked again at the next step and
+their actions are ignored (``infos[agent]["action_ignored"]``). Rewards: each seat's bean
+change during the step; every seat terminates together. ``metadata["is_parallelizable"]``
+stays False: PettingZoo's ``aec_to_parallel`` expects each agent once per cycle in agent order.
+
 **Threads.** One env instance is not thread-safe: step, observe and reset it from one thread
 at a time. Separate instances are independent (they share only the thread-safe lookup caches
 of the rules) and may run in parallel threads.
@@ -103,7 +116,8 @@ of the rules) and may run in parallel threads.
 ``illegal_action`` / ``illegal_reward``; ``reset`` checks its arguments before it changes
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
-the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged).
+the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
+``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`).
 """
 
 from __future__ import annotations
@@ -116,13 +130,15 @@ from pettingzoo import AECEnv
 from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
+from .parallel import MahjongParallelEnv
 from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
 from .rules import beans as bean_rules
 from .rules import escape as escape_rules
 from .encoding import JoyMahjongObserver
 from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
 
-__all__ = ["LAYOUT", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "raw_env", "seeded_wall"]
+__all__ = ["LAYOUT", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "parallel_env", "raw_env",
+           "seeded_wall"]
 
 # Beans of a typical big win doubled by both the bird and the dealer: keeps the bean planes small.
 _SCALE_BASE = {"popular": 16, "eight_fan": 24, "no_fan": 10}
@@ -146,6 +162,12 @@ def hand_bean_bound(r: JoyMahjongRules) -> int:
 def env(**options: Any) -> AECEnv:
     """The wrapped environment (order enforcing)."""
     return wrap(raw_env(**options))
+
+
+def parallel_env(render_mode: str | None = None, **options: Any) -> MahjongParallelEnv:
+    """The PettingZoo Parallel environment (:mod:`mjenv.parallel`): every seat that must decide
+    acts in the same step; ``options`` as ``env``'s; ``render_mode`` ``ansi`` or ``human``."""
+    return MahjongParallelEnv(raw_env(**options), render_mode)
 
 
 class raw_env(MahjongAECEnv):

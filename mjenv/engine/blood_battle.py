@@ -66,6 +66,20 @@ class BloodBattleGame(GameCore):
         v = self.void[seat]
         return v >= 0 and any(self.hands[seat][9 * v : 9 * v + 9])
 
+    def asked_seats(self) -> list[int]:
+        """As the core's; during 定缺 every seat still to choose (choices stay hidden until all
+        are made, S2), in the order :meth:`_next_void` asks them."""
+        if self.phase != "void":
+            return super().asked_seats()
+        seats = [self.current_player]
+        for step in range(1, N_SEATS):
+            t = (self.current_player + step) % N_SEATS
+            if t == self.dealer:
+                break
+            if not self.escaped[t]:
+                seats.append(t)
+        return seats
+
     def clone(self) -> "BloodBattleGame":
         """An independent copy of the game (for search and oracle rollouts)."""
         return super().clone()  # type: ignore[return-value]

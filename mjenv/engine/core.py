@@ -208,6 +208,29 @@ class GameCore:
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
 
+    def asked_seats(self) -> list[int]:
+        """The seats still to answer the decision open now, in the order the engine asks them:
+        the queue of a claim or rob window (answers hidden and resolved together, S4, J3), else
+        the seat to act. An answer never changes the mask of a later seat (:meth:`mask_of`);
+        only an escape changes what the later seats observe (S16, J11)."""
+        if self.phase == "over":
+            return []
+        if self.phase == "claim" or self.phase == "rob":
+            return list(self.queue)
+        return [self.current_player]
+
+    def mask_of(self, seat: int) -> np.ndarray:
+        """A copy of the legal mask ``seat`` (one of :meth:`asked_seats`) gets when it is asked."""
+        if seat == self.current_player:
+            return self.legal_mask().copy()
+        # Masks read only current_player and the table, which the answers before it leave alone.
+        asked, cached = self.current_player, self._mask
+        self.current_player, self._mask = seat, None
+        try:
+            return self.legal_mask()
+        finally:
+            self.current_player, self._mask = asked, cached
+
     def clone(self) -> "GameCore":
         """An independent copy of the game (for search and oracle rollouts)."""
         return copy.deepcopy(self)
