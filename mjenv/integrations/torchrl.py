@@ -88,7 +88,7 @@ class SingleSeatTorchEnv(EnvBase):
         self._action_leaf = self.full_action_spec["action"]  # the leaf whose mask the env updates
         self._finished = np.zeros(n, dtype=np.bool_)  # episode ended, next hand not yet handed out
         self._final: dict[str, np.ndarray] = {}  # finished tables' last "next" rows (partial steps)
-        self._view: dict[str, np.ndarray] | None = None  # each table's decision after a reset
+        self._view: dict[str, np.ndarray] = {}  # each table's decision after a reset (empty before the first)
         self._seed: int | None = None  # the next full reset's seed, from set_seed
         self._seeds = np.random.default_rng()
         if seed is not None:
@@ -122,7 +122,7 @@ class SingleSeatTorchEnv(EnvBase):
     def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
         requested = None if tensordict is None else tensordict.get("_reset", None)
         rows = None if requested is None else self._rows(requested, "_reset")
-        if rows is None or self._view is None or (rows.all() and not self._finished.all()):
+        if rows is None or not self._view or (rows.all() and not self._finished.all()):
             self._deal()
         else:
             mid_hand = np.flatnonzero(rows & ~self._finished)
@@ -130,7 +130,7 @@ class SingleSeatTorchEnv(EnvBase):
                 raise ValueError(
                     f"'_reset' asks to reset tables {mid_hand[:10].tolist()} in the middle of their hands; only "
                     "finished tables can be reset alone (hands end by themselves), or every table at once")
-            self._finished &= ~rows  # they start the hand the engine dealt them when they finished
+            self._finished[rows] = False  # they start the hand the engine dealt them when they finished
         view = self._view
         self._action_leaf.update_mask(torch.from_numpy(view["action_mask"]).to(self.device))
         done = torch.from_numpy(self._finished.reshape(-1, 1).copy())
@@ -138,7 +138,7 @@ class SingleSeatTorchEnv(EnvBase):
                                 np.zeros((self.num_envs, N_SEATS), dtype=np.int64), done=done)
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
-        if self._view is None:
+        if not self._view:
             raise RuntimeError("call reset() before step()")
         partial = tensordict.get("_step", None)
         active = None if partial is None else self._rows(partial, "_step")
@@ -153,7 +153,7 @@ class SingleSeatTorchEnv(EnvBase):
         actions = action.detach().to("cpu", torch.int64).reshape(-1).numpy()
         obs, reward, term, _, info = self.vector_env.step(actions, active)
         mask = info["action_mask"].view(np.bool_)  # a fresh int8 0/1 array: viewed, not copied
-        self._view = {"observation": obs, "action_mask": mask, "seat": info["seat"]}
+        self._view.update(observation=obs, action_mask=mask, seat=info["seat"])  # in place: EnvBase is an nn.Module
         beans = np.zeros((self.num_envs, N_SEATS), dtype=np.int64)
         held = None if active is None else self._finished & ~active  # finished earlier, waiting
         if term.any() or (held is not None and held.any()):
@@ -189,7 +189,7 @@ class SingleSeatTorchEnv(EnvBase):
         seed = self._seed if self._seed is not None else int(self._seeds.integers(_SEED_LIMIT))
         self._seed = None
         obs, info = self.vector_env.reset(seed=seed)
-        self._view = {"observation": obs, "action_mask": info["action_mask"].view(np.bool_), "seat": info["seat"]}
+        self._view.update(observation=obs, action_mask=info["action_mask"].view(np.bool_), seat=info["seat"])
         self._finished[:] = False
 
     def _record_ends(self, term: np.ndarray, info: dict[str, Any], obs: np.ndarray, mask: np.ndarray,
@@ -202,10 +202,10 @@ class SingleSeatTorchEnv(EnvBase):
         mask[rows] = True  # no action is taken on a final view (TorchRL's filler for such rows)
         seat[rows] = final["seat"][rows]
         beans[rows] = final["beans"][rows]
-        self._finished |= term
+        self._finished[term] = True
         if not self._final:
-            self._final = {"observation": np.zeros_like(obs), "action_mask": np.ones_like(mask),
-                           "seat": np.zeros_like(seat), "beans": np.zeros_like(beans)}
+            self._final.update({"observation": np.zeros_like(obs), "action_mask": np.ones_like(mask),
+                           "seat": np.zeros_like(seat), "beans": np.zeros_like(beans)})
         for name, value in (("observation", obs), ("seat", seat), ("beans", beans)):
             self._final[name][rows] = value[rows]
 
