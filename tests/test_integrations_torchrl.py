@@ -319,11 +319,12 @@ def test_an_illegal_action_raises_and_changes_nothing():
     np.testing.assert_array_equal(out["next", "reward"].squeeze(-1).numpy(), reward)
 
 
-def test_importing_mjenv_does_not_import_torchrl():
+def test_importing_mjenv_imports_neither_torch_nor_torchrl():
     import subprocess
     import sys
 
-    code = "import sys, mjenv, mjenv.integrations; assert 'torchrl' not in sys.modules, sorted(sys.modules)"
+    code = ("import sys, mjenv, mjenv.integrations; "
+            "assert 'torchrl' not in sys.modules and 'torch' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -204,8 +204,8 @@ class SingleSeatTorchEnv(EnvBase):
         beans[rows] = final["beans"][rows]
         self._finished[term] = True
         if not self._final:
-            self._final.update({"observation": np.zeros_like(obs), "action_mask": np.ones_like(mask),
-                           "seat": np.zeros_like(seat), "beans": np.zeros_like(beans)})
+            self._final.update(observation=np.zeros_like(obs), action_mask=np.ones_like(mask),
+                               seat=np.zeros_like(seat), beans=np.zeros_like(beans))
         for name, value in (("observation", obs), ("seat", seat), ("beans", beans)):
             self._final[name][rows] = value[rows]
 
