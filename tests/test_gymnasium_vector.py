@@ -380,6 +380,46 @@ def eager_opponent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks[:, L.HU] > 0, L.HU, masks.argmax(axis=1))
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_waiting_tables_neither_play_nor_change(mode):
+    """``step(actions, active)``: table 2 waits at random steps; it then shows the same view, reward
+    0, and later plays on as a one-table env that steps only when it is active; the other tables
+    play as if nobody waited."""
+    kw = dict(opponents=lowest_legal, autoreset_mode=mode, preset="qq")
+    env, whole = SingleSeatVectorEnv("blood_battle", 4, **kw), SingleSeatVectorEnv("blood_battle", 4, **kw)
+    alone = SingleSeatVectorEnv("blood_battle", 1, **kw)
+    obs, _ = env.reset(seed=8)
+    whole.reset(seed=8)
+    alone.reset(seed=10)  # table 2 of the others
+    rng = np.random.default_rng(2)
+    waited = ended_then_waited = 0
+    for _ in range(150):
+        active = np.array([True, True, rng.random() < 0.6, True])
+        masks = env.action_masks()
+        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
+        actions[2] = int(np.flatnonzero(masks[2])[-1]) if active[2] else 999  # ignored while waiting
+        before = obs[2].copy(), masks[2].copy()
+        obs, rewards, term, _, info = env.step(actions, active)
+        w_obs, w_rewards, w_term, _, _ = whole.step(np.where(np.arange(4) == 2, whole.action_masks().argmax(1), actions))
+        for i in (0, 1, 3):
+            np.testing.assert_array_equal(obs[i], w_obs[i])
+            assert rewards[i] == w_rewards[i] and term[i] == w_term[i]
+        if active[2]:
+            a_obs, a_rewards, a_term, _, _ = alone.step(actions[2:3])
+            np.testing.assert_array_equal(obs[2], a_obs[0])
+            np.testing.assert_array_equal(env.action_masks()[2], alone.action_masks()[0])
+            assert rewards[2] == a_rewards[0] and term[2] == a_term[0]
+        else:
+            waited += 1
+            ended_then_waited += bool(before[1].all())  # NEXT_STEP: a finished table's all-ones row
+            np.testing.assert_array_equal(obs[2], before[0])
+            np.testing.assert_array_equal(env.action_masks()[2], before[1])
+            assert rewards[2] == 0 and not term[2]
+    assert waited > 30 and (mode == AutoresetMode.SAME_STEP or ended_then_waited > 0)
+    with pytest.raises(ValueError, match="active"):
+        env.step(env.action_masks().argmax(1), np.ones(3, dtype=bool))
+
+
 def test_a_hand_the_learner_never_saw_merges_into_its_next_episode():
     """Joy Mahjong, scripted: the dealer's first discard (1m) is won at once by seat 1, so the
     learner at seat 2 is never asked in that hand. Its beans there (the rake) come with its first

@@ -23,6 +23,8 @@ Action mask            ``action_masks()`` int8 ``(N, A)`` (sb3-contrib reads it)
 Reward                 float32 ``(N,)``: the learning seat's bean change since its previous decision
 Autoreset              ``NEXT_STEP`` (Gymnasium's default) or ``SAME_STEP``: the keyword
                        ``autoreset_mode``, declared in ``metadata`` and as the attribute
+Waiting tables         ``step(actions, active=None)``: ``active`` bool ``(N,)`` limits the tables
+                       that play; the others wait on the same decision (reward 0)
 Episode end            ``terminated[i]`` (never truncated); the info holds the table's bean table
                        ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won`` (with ``_`` masks); in
                        ``SAME_STEP`` under ``final_info``, with ``final_obs``
@@ -173,15 +175,22 @@ class SingleSeatVectorEnv(VectorEnv):
         self._advance_or_fail(np.zeros(self.num_envs, dtype=np.float64), {})  # hands end here only merged
         return self._observations(), self._info()
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """The learning seat's action at every table, then the opponents up to its next decision."""
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learning seat's action at every table, then the opponents up to its next decision.
+
+        ``active`` (bool ``(N,)``, default all): only these tables play; the others wait on the same
+        decision (their actions are ignored, reward 0, not terminated; in ``NEXT_STEP`` mode a
+        waiting table that has just ended keeps its final view and restarts at its next active step).
+        """
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         if self._failure is not None:
             raise RuntimeError(f"a previous step failed ({self._failure}); the tables are mid-turn: call reset()")
         n = self.num_envs
-        resetting = self._autoreset.copy()
-        playing = ~resetting
+        moving = np.ones(n, dtype=np.bool_) if active is None else self._active(active)
+        resetting = self._autoreset & moving
+        playing = moving & ~self._autoreset
         reward = np.zeros(n, dtype=np.float64)
         reward[playing] = self._carry[playing]  # beans before the learner's first decision count with it
         ended: dict[str, Any] = {}
@@ -205,10 +214,11 @@ class SingleSeatVectorEnv(VectorEnv):
         obs = self._observations()
         info = self._info(illegal)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-            self._autoreset = terminated.copy()
+            self._autoreset = terminated | (self._autoreset & ~moving)
+            if self._autoreset.any():
+                obs[self._autoreset] = self._final_obs[self._autoreset]
+                info["action_mask"][self._autoreset] = 1
             if ended:
-                obs[terminated] = self._final_obs[terminated]
-                info["action_mask"][terminated] = 1
                 self._add(info, ended, terminated)
         elif ended:
             info["final_info"] = {}
@@ -241,6 +251,13 @@ class SingleSeatVectorEnv(VectorEnv):
             self.venv.close()
 
     # ------------------------------------------------------------------ helpers
+
+    def _active(self, active: Any) -> np.ndarray:
+        """``step``'s ``active``, checked: a bool array with one entry per table."""
+        active = np.asarray(active)
+        if active.shape != (self.num_envs,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}")
+        return active
 
     def _new_episodes(self, tables: np.ndarray) -> None:
         """Seats and lineups of the listed tables' new hands, from their episode seeds."""
