@@ -84,17 +84,31 @@ def recording_seat(finished: list):
     return RecordingSeat
 
 
-@pytest.mark.parametrize("game,options", [("blood_battle", {"preset": "qq", "seat": "random"}),
-                                          ("joy_mahjong", {"room": "popular", "seat": "random",
-                                                           "observation_dtype": "uint8"})])
+SINGLE_SEAT = [("blood_battle", {"preset": "qq", "seat": "random"}),
+               ("joy_mahjong", {"room": "popular", "seat": "random", "observation_dtype": "uint8"})]
+SELF_PLAY = [("blood_battle", {"preset": "happy"}), ("joy_mahjong", {"room": "no_fan", "observation_dtype": "uint8"})]
+
+
+@pytest.mark.parametrize("game,options", SINGLE_SEAT)
 def test_single_seat_returns_and_lengths_are_the_seats_beans_and_decisions(game, options, monkeypatch):
+    check_single_seat(game, options, monkeypatch, tables=6, episodes=40)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,options", SINGLE_SEAT)
+def test_single_seat_exact_over_3000_episodes(game, options, monkeypatch):
+    check_single_seat(game, options, monkeypatch, tables=64, episodes=3000)
+
+
+def check_single_seat(game: str, options: dict, monkeypatch, tables: int, episodes: int) -> None:
+    """RLlib's single-agent episodes, sampled 2 steps per table at a time, are the env's."""
     finished = []
     gym_id = games.game(game).gym_id
     monkeypatch.setitem(gymnasium.registry, gym_id, dataclasses.replace(
         gymnasium.registry[gym_id], vector_entry_point=recording_seat(finished)))
-    runner = SingleAgentEnvRunner(config=in_process(ppo_config(game, num_envs_per_env_runner=6, **options)))
+    runner = SingleAgentEnvRunner(config=in_process(ppo_config(game, num_envs_per_env_runner=tables, **options)))
     assert isinstance(runner.env.unwrapped, SingleSeatVectorEnv) and runner.env.unwrapped.mask_in_observation
-    chunks, done = sample_in_chunks(runner, chunk_steps=12, episodes=40)  # 2 steps per table and call
+    chunks, done = sample_in_chunks(runner, chunk_steps=2 * tables, episodes=episodes)
     lengths = {e: sum(len(c) for c in chunks[e]) for e in done}
     returns = {e: sum(c.get_return() for c in chunks[e]) for e in done}
     assert all(len(chunks[e]) > 1 for e in done if lengths[e] > 4)  # the episodes were cut into chunks
@@ -155,13 +169,24 @@ def rllib_episodes(chunks, done) -> list[tuple]:
     return out
 
 
-@pytest.mark.parametrize("game,options", [("blood_battle", {"preset": "happy"}),
-                                          ("joy_mahjong", {"room": "no_fan", "observation_dtype": "uint8"})])
+@pytest.mark.parametrize("game,options", SELF_PLAY)
 def test_self_play_agent_returns_and_steps_are_each_seats_beans_and_decisions(game, options):
+    check_self_play(game, options, tables=6, episodes=16)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,options", SELF_PLAY)
+def test_self_play_exact_over_1000_hands(game, options):
+    check_self_play(game, options, tables=64, episodes=1000)
+
+
+def check_self_play(game: str, options: dict, tables: int, episodes: int) -> None:
+    """RLlib's multi-agent episodes, sampled 3 decisions per table at a time, are the engine's."""
     finished = []
-    config = in_process(ppo_config(game, multi_agent=True, num_envs_per_env_runner=6, rake=RAKE[game], **options))
+    config = in_process(ppo_config(game, multi_agent=True, num_envs_per_env_runner=tables, rake=RAKE[game],
+                                   **options))
     runner = recording_runner(finished)(config=config)
-    chunks, done = sample_in_chunks(runner, chunk_steps=18, episodes=16)  # 3 decisions per table and call
+    chunks, done = sample_in_chunks(runner, chunk_steps=3 * tables, episodes=episodes)
     assert all(len(chunks[e]) > 3 for e in done)  # every hand was cut into chunks
     expected = [(int(n.sum()), tuple(int(k) for k in n), tuple(float(b) if k else None for k, b in zip(n, beans)))
                 for n, beans in finished]
