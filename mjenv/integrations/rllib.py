@@ -43,7 +43,7 @@ seat's observation with the beans credited to it since its previous decision. It
 RLlib's next-step autoreset: the step that ends a hand returns every seat's last view (all-zero
 mask) with its last beans, ``terminateds`` for all four and ``"__all__"``; the next step
 ignores that table's action and returns the first decision of its next hand. Beans a seat
-receives before its first decision of a hand are paid with its next observation (RLlib leaves a
+receives before its first decision of an episode are paid with its next observation (RLlib leaves a
 reward that comes with an agent's first observation out of its return). :class:`SelfPlayEnvRunner`
 is a ``MultiAgentEnvRunner`` whose ``make_env`` builds that env from ``config.env_config``
 (``game`` and options); set it with ``config.env_runners(env_runner_cls=SelfPlayEnvRunner)``, as
