@@ -209,6 +209,39 @@ def test_uint8_observations_are_the_float32_ones_as_small_integers(game):
         np.testing.assert_array_equal(ra, rb)
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_mask_in_observation_is_the_planes_flattened_and_the_mask(mode, dtype):
+    """``mask_in_observation=True``: the same game, each observation a Dict of the flattened planes
+    and the float32 mask of the info (also the finished tables' views in SAME_STEP's final_obs)."""
+    kw = dict(opponents=lowest_legal, seat="random", autoreset_mode=mode, observation_dtype=dtype)
+    plain, masked = SingleSeatVectorEnv("blood_battle", 8, **kw), SingleSeatVectorEnv(
+        "blood_battle", 8, mask_in_observation=True, **kw)
+    space = masked.single_observation_space
+    assert set(space.spaces) == {"observations", "action_mask"} and space["action_mask"].dtype == np.float32
+    assert space["observations"].shape == (73 * 27,) and space["observations"].dtype == dtype
+    (a, info_a), (b, info_b) = plain.reset(seed=2), masked.reset(seed=2)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(300):
+        assert masked.observation_space.contains(b)
+        np.testing.assert_array_equal(b["observations"], a.reshape(8, -1))
+        np.testing.assert_array_equal(b["action_mask"], info_b["action_mask"])
+        np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+        actions = (rng.random((8, 62)) * info_a["action_mask"]).argmax(axis=1)
+        a, ra, ta, _, info_a = plain.step(actions)
+        b, rb, tb, _, info_b = masked.step(actions)
+        np.testing.assert_array_equal(ra, rb)
+        np.testing.assert_array_equal(ta, tb)
+        for i in np.flatnonzero(tb) if mode == AutoresetMode.SAME_STEP else []:
+            final = info_b["final_obs"][i]
+            assert space.contains(final) and final["action_mask"].all()
+            np.testing.assert_array_equal(final["observations"], info_a["final_obs"][i].reshape(-1))
+        ended += int(tb.sum())
+    assert ended > 0
+    with pytest.raises(ValueError, match="mask_in_observation"):
+        SingleSeatVectorEnv("blood_battle", 2, mask_in_observation="yes")
+
+
 def test_random_seats_come_from_the_episode_seed():
     def seats(seed):
         env = SingleSeatVectorEnv("blood_battle", 64, seat="random")

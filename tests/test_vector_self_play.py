@@ -242,6 +242,36 @@ def test_reset_forgets_unpaid_rewards_and_action_masks_needs_reset():
     np.testing.assert_array_equal(runs[0], runs[1])
 
 
+def test_inactive_tables_wait_and_then_play_what_they_would_have_played():
+    """``step(actions, active)``: a waiting table keeps its decision (reward 0); when it plays
+    again its game goes on exactly as if it had never waited."""
+    n = 6
+    waits, always = SelfPlayVectorEnv("blood_battle", n), SelfPlayVectorEnv("blood_battle", n)
+    history = {}  # (env, table) -> what the table returned at each step it played
+    for env in (waits, always):
+        obs, info = env.reset(seed=3)
+        rngs = [np.random.default_rng(t) for t in range(n)]  # one per table: it draws only when it plays
+        for step in range(400):
+            active = np.ones(n, dtype=np.bool_)
+            if env is waits:
+                active[0] = step % 3 != 0
+            actions = np.array([rngs[t].choice(np.flatnonzero(info["action_mask"][t])) if active[t] else -1
+                                for t in range(n)])
+            before = (obs[0].copy(), info["seat"][0])
+            obs, reward, terminated, _, info = env.step(actions, active)
+            if not active[0]:
+                np.testing.assert_array_equal(obs[0], before[0])
+                assert info["seat"][0] == before[1] and reward[0] == 0 and not terminated[0]
+            for t in np.flatnonzero(active):
+                final = info["final_rewards"][t].tolist() if terminated[t] else None
+                history.setdefault((env is waits, t), []).append(
+                    (obs[t].tobytes(), int(info["seat"][t]), float(reward[t]), bool(terminated[t]), final))
+    for t in range(n):
+        played = history[(True, t)]
+        assert played == history[(False, t)][:len(played)]
+    assert any(h[3] for h in history[(True, 0)])  # the waiting table finished hands too
+
+
 @pytest.mark.parametrize("i", range(len(DOC_BLOCKS)))
 def test_docs_example_runs(i, capsys):
     """Each Python block of docs/integrations/selfplay.md runs as written and prints something."""

@@ -10,12 +10,16 @@ the readable AEC engine (the reference). ``import mjenv`` registers both under o
 =====================  ======================================================================
 Make                   ``SingleSeatVectorEnv(game, num_envs, *, opponents="random", seat=0,
                        autoreset_mode=NEXT_STEP, illegal_action="raise", illegal_reward=None,
-                       observation_dtype="float32", num_threads=1, **env_options)``;
+                       observation_dtype="float32", mask_in_observation=False, num_threads=1,
+                       **env_options)``;
                        ``SingleSeatEnv(game, opponents="random", seat=0, illegal_action="raise",
                        **env_options)`` (``env_options``: the AEC env's, ``observation_dtype`` too)
 Observation            ``(N, *obs_shape)``: the learning seat's view, the AEC encoder's planes;
                        ``(73, 27)`` blood battle, ``(82, 34)`` Joy; float32, or uint8 with
-                       ``observation_dtype="uint8"`` (``docs/observations.md``)
+                       ``observation_dtype="uint8"`` (``docs/observations.md``); with
+                       ``mask_in_observation=True`` a ``Dict(observations=<the planes flattened
+                       to 1-D>, action_mask=<the mask as float32>)``, the layout RLlib's
+                       action-masking modules read (:mod:`mjenv.integrations.rllib`)
 Action space           ``MultiDiscrete([A] * N)``; ``single_action_space`` ``Discrete(A)``
                        (62 blood battle, 76 Joy)
 Action mask            ``action_masks()`` int8 ``(N, A)`` (sb3-contrib reads it) and
@@ -76,6 +80,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from .. import games
 from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action
@@ -119,12 +124,16 @@ class SingleSeatVectorEnv(VectorEnv):
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, opponents: Any = "random",
                  seat: int | str = 0, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  illegal_action: str = "raise", illegal_reward: float | None = None,
-                 observation_dtype: str = "float32", num_threads: int = 1, **env_options: Any) -> None:
+                 observation_dtype: str = "float32", mask_in_observation: bool = False, num_threads: int = 1,
+                 **env_options: Any) -> None:
         self.game = games.game(game).name
         self.seat_option = _seat_option(seat)
         self.autoreset_mode = _autoreset_option(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
         self.observation_dtype = check_observation_dtype(observation_dtype)
+        if not isinstance(mask_in_observation, (bool, np.bool_)):
+            raise ValueError(f"mask_in_observation must be True or False, got {mask_in_observation!r}")
+        self.mask_in_observation = bool(mask_in_observation)
         check_illegal_action_mode(illegal_action)
         # The engine plays float32 (what opponents read); the learner's rows are converted here.
         self.venv = make(game, num_envs, num_threads=num_threads, copy=False, final_observations=True,
@@ -133,14 +142,18 @@ class SingleSeatVectorEnv(VectorEnv):
         self.opponents = Lineups(opponents, self.game, n)
         observer = self.venv.backend.observer
         if self.observation_dtype == "uint8":
-            self.single_observation_space = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
+            planes = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
         else:
-            self.single_observation_space = spaces.Box(*observer.bounds(), dtype=np.float32)
+            planes = spaces.Box(*observer.bounds(), dtype=np.float32)
+        self._planes = planes  # the learner's view of one table, whatever the observation's layout
         self.single_action_space = self.venv.single_action_space
-        self.observation_space = spaces.Box(
-            np.broadcast_to(self.single_observation_space.low, (n, *self.single_observation_space.shape)),
-            np.broadcast_to(self.single_observation_space.high, (n, *self.single_observation_space.shape)),
-            dtype=self.single_observation_space.dtype)
+        if self.mask_in_observation:
+            self.single_observation_space = spaces.Dict({
+                "observations": spaces.Box(planes.low.reshape(-1), planes.high.reshape(-1), dtype=planes.dtype),
+                "action_mask": spaces.Box(0.0, 1.0, (self.single_action_space.n,), np.float32)})
+        else:
+            self.single_observation_space = planes
+        self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
         self.render_mode = None
         self._codec = observer.uint8_codec
@@ -173,7 +186,8 @@ class SingleSeatVectorEnv(VectorEnv):
         self._new_episodes(self._all)
         self._ready = True
         self._advance_or_fail(np.zeros(self.num_envs, dtype=np.float64), {})  # hands end here only merged
-        return self._observations(), self._info()
+        info = self._info()
+        return self._with_mask(self._observations(), info["action_mask"]), info
 
     def step(self, actions: Any, active: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -225,10 +239,11 @@ class SingleSeatVectorEnv(VectorEnv):
             self._add(info["final_info"], ended, terminated)
             info["_final_info"] = terminated.copy()
             info["final_obs"] = np.full(n, None, dtype=object)
-            for i in np.flatnonzero(terminated):
-                info["final_obs"][i] = self._final_obs[i].copy()
+            for i in np.flatnonzero(terminated):  # the mask of a finished table: all ones, as in NEXT_STEP
+                info["final_obs"][i] = self._with_mask(self._final_obs[i].copy(), np.ones(len(info["action_mask"][i])))
             info["_final_obs"] = terminated.copy()
-        return obs, reward.astype(np.float32), terminated, np.zeros(n, dtype=np.bool_), info
+        return (self._with_mask(obs, info["action_mask"]), reward.astype(np.float32), terminated,
+                np.zeros(n, dtype=np.bool_), info)
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, A)``: the learning seat's legal actions at each table (all ones for a finished
@@ -297,7 +312,7 @@ class SingleSeatVectorEnv(VectorEnv):
             self._merged[real] = 0
             self._skipped[real] = 0
             if self._final_obs is None:
-                self._final_obs = np.zeros(self.observation_space.shape, dtype=self.single_observation_space.dtype)
+                self._final_obs = np.zeros((self.num_envs, *self._planes.shape), dtype=self._planes.dtype)
             for t in real:
                 self._final_obs[t] = self._convert(info["final_obs"][t][self._seat[t]][None])[0]
         self._new_episodes(done)
@@ -363,6 +378,14 @@ class SingleSeatVectorEnv(VectorEnv):
 
     def _observations(self) -> np.ndarray:
         return self._convert(self.venv._obs)
+
+    def _with_mask(self, planes: np.ndarray, mask: np.ndarray) -> Any:
+        """The observation as returned: the planes, or with ``mask_in_observation`` the Dict of the
+        flattened planes and the float32 mask (one table's or a batch's)."""
+        if not self.mask_in_observation:
+            return planes
+        flat = planes.reshape(-1) if planes.ndim == len(self._planes.shape) else planes.reshape(len(planes), -1)
+        return {"observations": flat, "action_mask": np.asarray(mask, dtype=np.float32)}
 
     def _info(self, illegal: np.ndarray | None = None) -> dict[str, Any]:
         n = self.num_envs

@@ -8,7 +8,9 @@ Make                   ``SelfPlayVectorEnv(game, num_envs, *, num_threads=1,
                        ``observation_dtype`` included)
 Observation            ``(N, *obs_shape)``: the view of the seat to act at each table
                        (``info["seat"]``), float32 or uint8 (``observation_dtype``)
-Action                 int ``(N,)``: one action per table, for its seat to act
+Action                 int ``(N,)``: one action per table, for its seat to act; ``step(actions,
+                       active)``: only the tables where ``active`` (bool ``(N,)``) is True play,
+                       the others wait on the same decision (reward 0, their actions ignored)
 Action mask            ``action_masks()`` int8 ``(N, A)``, also ``info["action_mask"]``
 Reward                 float32 ``(N,)``: the bean change of the seat to act since its previous
                        decision in the episode (at its first decision: since the episode began)
@@ -87,9 +89,11 @@ class SelfPlayVectorEnv:
         self._masks = obs["action_mask"]
         return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"].copy()}
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One action per table for its seat to act; the next seats to act and their rewards."""
-        obs, rewards, terminated, truncated, info = self.venv.step(actions)
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action per table for its seat to act; the next seats to act and their rewards.
+        ``active`` (bool ``(N,)``, default all): only these tables play, the others wait."""
+        obs, rewards, terminated, truncated, info = self.venv.step(actions, active)
         self._unpaid += rewards
         out: dict[str, Any] = {key: value for key, value in info.items() if key != "seat"}
         if terminated.any():  # the finished hand's last credits, before the next hand's seat takes its own
