@@ -1,4 +1,5 @@
-"""The RL toolkits of docs/integrations.md on both games: PettingZoo's registry, sb3-contrib's
+"""The AEC paths into the RL toolkits (docs/integrations/aec.md) and the overview's examples
+(docs/integrations.md), on both games: PettingZoo's registry, sb3-contrib's
 MaskablePPO on SingleSeatEnv, RLlib PPO with action masking, TorchRL's PettingZooWrapper.
 
 The toolkits come from the extra ``integrations``; the imports are plain so that a test venv
@@ -18,19 +19,38 @@ from mjenv.integrations.gymnasium import SingleSeatEnv
 from support import one_torch_thread  # noqa: F401  (autouse: torch on one core)
 
 GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
-DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations" / "aec.md"
+OVERVIEW = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 
 
 def _run_doc_block(code, capsys):
-    """Run one Python block of docs/integrations.md as written; it must print something."""
+    """Run one Python block of docs/integrations/aec.md as written; it must print something."""
     namespace = {}
-    exec(compile(code, f"docs/integrations.md block {DOC_BLOCKS.index(code)}", "exec"), namespace)
+    exec(compile(code, f"docs/integrations/aec.md block {DOC_BLOCKS.index(code)}", "exec"), namespace)
     assert capsys.readouterr().out.strip()
     return namespace
 
 
-# ---------------------------------------------------------------- docs/integrations.md
+# ---------------------------------------------------------------- docs/integrations.md (the overview)
+
+
+@pytest.mark.parametrize("block", re.findall(r"```python\n(.*?)```", OVERVIEW.read_text(encoding="utf-8"), flags=re.S))
+def test_overview_example_runs(block, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.chdir(tmp_path)  # RLlib's and SB3's logs stay out of the repository
+    exec(compile(block, "docs/integrations.md", "exec"), {})
+    assert capsys.readouterr().out.strip()
+
+
+def test_overview_has_an_example_per_toolkit():
+    blocks = re.findall(r"```python\n(.*?)```", OVERVIEW.read_text(encoding="utf-8"), flags=re.S)
+    for marker in ("gymnasium.make_vec", "integrations.sb3", "integrations.torchrl", "integrations.rllib",
+                   "SelfPlayVectorEnv", "parallel_env"):
+        assert any(marker in b for b in blocks), marker
+
+
+# ---------------------------------------------------------------- docs/integrations/aec.md
 
 
 def test_docs_have_an_example_per_toolkit():
