@@ -304,7 +304,7 @@ def _add_eval_parser(sub: Any) -> None:
 
 def _run_compare(args: argparse.Namespace) -> int:
     """Handler of ``mjenv compare``: 0 compared, 2 unreadable or unpaired results."""
-    from agents.compare import compare, load_result  # lazily: mjenv never imports agents at module level
+    from agents.arena.compare import compare, load_result  # lazily: mjenv never imports agents at module level
 
     try:
         result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])

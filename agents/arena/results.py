@@ -1,23 +1,4 @@
-"""Duplicate-format arena: every seeded deal is replayed with the agents rotated through the seats.
-
-The luck of the deal cancels because each agent plays every seat of the same wall once:
-
-- **1-vs-3** (``agents=[a, b]``): ``a`` sits in one seat and ``b`` in the other three; rotation
-  ``r`` puts ``a`` in seat ``r``.
-- **four agents** (``agents=[a, b, c, d]``): rotation ``r`` seats agent ``i`` at seat ``(i + r) % 4``.
-
-A *duplicate set* is one deal and its four rotations (four hands on the same wall and dealer).
-Deal ``d`` uses env seed ``deal_seed(seed, d)``, so the first ``k`` deals of a run are the same
-for any ``deals >= k``. The policy seated at ``seat`` draws its randomness from
-``decision_rng(seed, d, rotation, seat)`` only, so a run is a pure function of its arguments,
-whatever the number of workers. Policies must not carry state from one hand to the next: a
-worker reuses one policy object for all the hands of its chunk.
-
-**Engines.** ``engine="vector"`` (the default) plays on the compiled engine
-(:mod:`agents.vector_arena`): a worker's deals are dealt on four tables each and played in
-lockstep, each policy choosing for all its tables in one ``act_batch`` call. ``engine="aec"``
-plays the reference env one hand at a time (:func:`play_hand`); replay logs (``log_dir``) need it.
-Both give the same records for every policy that follows the ``Policy`` protocol (tested).
+"""What an arena run produced: its records, the statistics per agent, the results file.
 
 **Statistics** (per agent label; an agent in three seats is averaged over them):
 
@@ -38,7 +19,7 @@ Both give the same records for every policy that follows the ``Policy`` protocol
     has no cap: both are the mean fan, flowers included.
 ``cumulative_beans``, ``level``
     beans of one seat of the agent over every hand (``mean_beans × hands``) and its level title
-    (等级, :func:`agents.levels.level_title`).
+    (等级, :func:`agents.arena.levels.level_title`).
 
 **JSON** (:meth:`ArenaResult.to_dict`): ``schema`` (``"mjenv.arena/1"``), ``game``, ``preset``, ``mode``
 (``"1v3"`` or ``"4"``), ``agents`` (specs as given), ``labels``, ``seed``, ``deals``,
@@ -47,35 +28,20 @@ Both give the same records for every policy that follows the ``Policy`` protocol
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
 four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``engine``, ``elapsed_s``.
 Two agents' 1-vs-3 runs against the same opponents on the same seeds pair deal for deal
-(:mod:`agents.compare`, ``mjenv compare``).
+(:mod:`agents.arena.compare`, ``mjenv compare``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
-import multiprocessing
-import os
-import sys
-import time
-import zlib
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from pathlib import Path
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from mjenv.config import as_dict
-
 from .levels import level_legend, level_title
-from .registry import load_policy
+from .protocol import N_SEATS, HandRecord
 
-N_SEATS = 4
-# Game name -> env module.
-GAMES: dict[str, str] = {"blood_battle": "mjenv.blood_battle_v0", "joy_mahjong": "mjenv.joy_mahjong_v0"}
-ENGINES = ("vector", "aec")
-"""``vector``: the compiled engine (:mod:`agents.vector_arena`); ``aec``: the reference env, hand by hand."""
 SCHEMA = "mjenv.arena/1"
 INTERVAL = "student_t_95_over_duplicate_sets"
 
@@ -86,22 +52,6 @@ _T975 = (12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836, 2.446
          2.093024054, 2.085963447, 2.079613845, 2.073873068, 2.068657610, 2.063898562,
          2.059538553, 2.055529439, 2.051830516, 2.048407142, 2.045229642, 2.042272456)
 _Z975 = 1.959963984540054
-
-
-class HandRecord(NamedTuple):
-    """What one hand of the arena produced (compact, for pickling between processes)."""
-
-    deal: int
-    rotation: int
-    lineup: tuple[int, ...]
-    """Agent index seated at each seat."""
-    wall_digest: int
-    """CRC-32 of the dealt wall: equal across the four rotations of a deal."""
-    dealer: int
-    beans: tuple[int, ...]
-    wins: tuple[tuple[int, int | None, int | None, int | None], ...]
-    """(seat, source, total_fan, capped_fan) per win, in order."""
-    end_reason: str
 
 
 def t_quantile_975(df: int) -> float:
@@ -118,112 +68,14 @@ def t_quantile_975(df: int) -> float:
     return z + g1 / v + g2 / v**2 + g3 / v**3 + g4 / v**4
 
 
-def lineup(n_agents: int, rotation: int) -> tuple[int, ...]:
-    """Agent index at each seat in ``rotation`` (0-3) for 2 agents (1-vs-3) or 4 agents."""
-    if n_agents == 2:
-        base = (0, 1, 1, 1)
-    elif n_agents == 4:
-        base = (0, 1, 2, 3)
-    else:
-        raise ValueError(f"the arena takes 2 agents (1-vs-3) or 4 agents, got {n_agents}")
-    return tuple(base[(seat - rotation) % N_SEATS] for seat in range(N_SEATS))
-
-
-def deal_seed(seed: int, deal: int) -> int:
-    """The env seed of deal ``deal``: independent of the number of deals and of other seeds."""
-    return int(np.random.SeedSequence([seed, deal]).generate_state(1, dtype=np.uint64)[0] >> 1)
-
-
-def decision_rng(seed: int, deal: int, rotation: int, seat: int) -> np.random.Generator:
-    """The generator the policy at ``seat`` uses for one hand: a function of these four only."""
-    return np.random.default_rng([seed, deal, rotation, seat])
-
-
-def _env_module(game: str) -> Any:
-    """The env module of a game name."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
-    return importlib.import_module(GAMES[game])
-
-
-def _make_env(game: str, env_options: dict[str, Any]) -> Any:
-    """A raw env for single-hand episodes (the arena's unit is one hand)."""
-    if "match_hands" in env_options or "render_mode" in env_options:
-        raise ValueError("env_options may not set match_hands or render_mode: the arena plays single hands")
-    return _env_module(game).raw_env(**env_options)
-
-
-def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: int, deal: int,
-              rotation: int) -> HandRecord:
-    """Play deal ``deal`` once with ``policies[seats[s]]`` at seat ``s``; return its record.
-
-    With ``raw.log_path`` set, every decision is logged with its legal actions, and with the
-    policy's probabilities when it has ``action_probs`` (neural agents)."""
-    raw.reset(seed=deal_seed(seed, deal))
-    game = raw.game
-    digest = zlib.crc32(np.asarray(game.wall, dtype=np.int16).tobytes())
-    rngs = [decision_rng(seed, deal, rotation, s) for s in range(N_SEATS)]
-    seat_of = {a: i for i, a in enumerate(raw.possible_agents)}
-    logging = raw.log_path is not None
-    while not game.over:
-        agent = raw.agent_selection
-        s = seat_of[agent]
-        obs = raw.observe(agent)
-        policy = policies[seats[s]]
-        if logging:
-            probs = getattr(policy, "action_probs", None)
-            raw.log_decision(None if probs is None else probs(obs["observation"], obs["action_mask"]))
-        raw.step(int(policy.act(obs["observation"], obs["action_mask"], rngs[s])))
-    wins = tuple((w.seat, w.source, getattr(w.score, "total_fan", None), getattr(w.score, "capped_fan", None))
-                 for w in game.wins)
-    return HandRecord(deal, rotation, seats, digest, game.dealer, tuple(int(b) for b in game.beans),
-                      wins, game.end_reason)
-
-
-def deal_log_path(log_dir: str | os.PathLike, deal: int) -> Path:
-    """The replay log of deal ``deal`` (its four rotations) in ``log_dir``."""
-    return Path(log_dir) / f"deal_{deal:05d}.jsonl"
-
-
-def _play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
-                start: int, stop: int, log_dir: str | os.PathLike | None = None) -> list[HandRecord]:
-    """Worker entry point (top level, so spawn can pickle it): deals [start, stop), 4 rotations each;
-    with ``log_dir``, one replay log per deal."""
-    raw = _make_env(game, env_options)
-    policies = [load_policy(spec, game) for spec in agent_specs]
-    labels = _labels(agent_specs)
-    records = []
-    for d in range(start, stop):
-        for r in range(N_SEATS):
-            seats = lineup(len(policies), r)
-            if log_dir is not None:
-                raw.log_path = deal_log_path(log_dir, d)
-                raw.log_agents = [labels[a] for a in seats]
-            records.append(play_hand(raw, policies, seats, seed, d, r))
-    return records
-
-
-def _play_deals_vector(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
-                       start: int, stop: int, on_deal: Callable[[int], None] | None = None,
-                       worker: bool = False) -> list[HandRecord]:
-    """Entry point of the compiled engine: deals [start, stop), 4 rotations each, in lockstep.
-    A ``worker`` process runs torch on one thread: the workers are the parallelism."""
-    from .vector_arena import play_deals  # lazily: it imports this module
-
-    policies = [load_policy(spec, game) for spec in agent_specs]
-    if worker and "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-    return play_deals(game, policies, env_options, seed, start, stop, on_deal=on_deal)
-
-
-def _spec_name(spec: Any) -> str:
+def spec_name(spec: Any) -> str:
     """A policy name, or the ``name`` of a Policy object (its class name if it has none)."""
     return spec if isinstance(spec, str) else str(getattr(spec, "name", type(spec).__name__))
 
 
-def _labels(agent_specs: Sequence[Any]) -> list[str]:
+def agent_labels(agent_specs: Sequence[Any]) -> list[str]:
     """Display names of the agents; repeated names get ``#1``, ``#2`` … suffixes."""
-    names = [_spec_name(spec) for spec in agent_specs]
+    names = [spec_name(spec) for spec in agent_specs]
     return [f"{n}#{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
 
 
@@ -327,7 +179,7 @@ class ArenaResult:
             "game": self.game,
             "preset": self.preset,
             "mode": self.mode,
-            "agents": [_spec_name(spec) for spec in self.agents],
+            "agents": [spec_name(spec) for spec in self.agents],
             "labels": list(self.labels),
             "seed": self.seed,
             "deals": self.deals,
@@ -417,89 +269,3 @@ def _nan_to_none(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_nan_to_none(v) for v in obj]
     return obj
-
-
-def _check_log_dir(log_dir: str | os.PathLike) -> None:
-    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended)."""
-    path = Path(log_dir)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
-    if any(path.glob("deal_*.jsonl")):
-        raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
-    path.mkdir(parents=True, exist_ok=True)
-
-
-def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", "random"),
-              deals: int = 100, seed: int = 0, workers: int = 1,
-              env_options: dict[str, Any] | None = None, progress: bool = True,
-              log_dir: str | os.PathLike | None = None, engine: str | None = None) -> ArenaResult:
-    """Play ``deals`` duplicate sets (each deal × 4 rotations) and collect the records.
-
-    ``agents``: 2 (1-vs-3) or 4 policy names or picklable Policy objects. ``workers`` > 1 runs
-    chunks of deals in spawned processes; the result does not depend on it. ``log_dir``: write
-    ``deal_00000.jsonl`` … there, one replay log per deal (its four rotations, agents named in the
-    headers, every decision with its legal actions and, for neural agents, their probabilities).
-    ``engine``: ``"vector"`` (the compiled engine, all tables of a chunk in lockstep, batched
-    policies) or ``"aec"`` (the reference env, one hand at a time); default ``vector``, or ``aec``
-    with ``log_dir`` (the logs need the Python game). Both give the same records.
-    """
-    agents = list(agents)
-    env_options = dict(env_options or {})
-    lineup(len(agents), 0)  # validates the number of agents
-    if not (isinstance(deals, int) and deals >= 1):
-        raise ValueError(f"deals must be an int >= 1, got {deals!r}")
-    if not (isinstance(seed, int) and seed >= 0):
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    if not (isinstance(workers, int) and workers >= 1):
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    if engine is None:
-        engine = "aec" if log_dir is not None else "vector"
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of {list(ENGINES)}")
-    if engine == "vector" and log_dir is not None:
-        raise ValueError("replay logs (log_dir) need the Python game: use engine 'aec' to write them")
-    raw = _make_env(game, env_options)  # fails fast on bad options, before any worker starts
-    if log_dir is not None:
-        _check_log_dir(log_dir)
-    for spec in agents:
-        load_policy(spec, game)
-    # as_dict leaves out the option groups that are off (escape, bankroll): results written
-    # before those options existed still pair with new ones (mjenv compare).
-    rules = as_dict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}
-    rake = int(getattr(raw.rules, "rake", 0))
-
-    from tqdm import tqdm
-
-    start = time.perf_counter()
-    records: list[HandRecord] = []
-    with tqdm(total=deals, unit="deal", desc=f"{game} arena", disable=not progress) as bar:
-        if workers == 1 and engine == "vector":
-            records = _play_deals_vector(game, agents, env_options, seed, 0, deals, on_deal=bar.update)
-        elif workers == 1:
-            step = max(1, deals // 100)
-            for lo in range(0, deals, step):
-                hi = min(deals, lo + step)
-                records += _play_deals(game, agents, env_options, seed, lo, hi, log_dir)
-                bar.update(hi - lo)
-        else:
-            # Small chunks keep both the bar and the load balance smooth; the compiled engine
-            # wants large ones (its batches are the chunk's tables).
-            if engine == "vector":
-                size = math.ceil(deals / (workers * 2))
-                play, extra = _play_deals_vector, (None, True)
-            else:
-                size = max(1, min(25, math.ceil(deals / (workers * 8))))
-                play, extra = _play_deals, (log_dir,)
-            chunks: dict[int, list[HandRecord]] = {}
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                futures = {pool.submit(play, game, agents, env_options, seed, lo, min(deals, lo + size), *extra): lo
-                           for lo in range(0, deals, size)}
-                for fut in as_completed(futures):
-                    lo = futures[fut]
-                    chunks[lo] = fut.result()
-                    bar.update(len(chunks[lo]) // N_SEATS)
-            records = [rec for lo in sorted(chunks) for rec in chunks[lo]]
-    elapsed = time.perf_counter() - start
-    return ArenaResult(game, agents, _labels(agents), seed, deals, env_options, rules, rake,
-                       records, workers, elapsed, raw.preset, engine)
