@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from mjenv import blood_battle_v0, joy_mahjong_v0, tiles
-from mjenv.describe import describe_observation, observation_docs
+from mjenv.describe import describe_observation
+from mjenv.observation_docs import observation_docs
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "observations.md"
 MODULES = [blood_battle_v0, joy_mahjong_v0]
@@ -33,7 +34,7 @@ def play(env, seed: int, until: int | None = None):
 
 def test_docs_observations_is_generated_from_the_encoders() -> None:
     assert DOCS.read_text(encoding="utf-8") == observation_docs(), (
-        "docs/observations.md differs from the encoders: run python -m mjenv.describe > docs/observations.md")
+        "docs/observations.md differs from the encoders: run python -m mjenv.observation_docs > docs/observations.md")
 
 
 @pytest.mark.parametrize("module", MODULES)
