@@ -40,11 +40,14 @@ probability 0 and are never chosen.
 
 **Checkpoints** (written by ``train``): a dict of ``state_dict`` tensors and plain values only, read
 with ``torch.load(weights_only=True)``, with ``sha256``, a checksum of every tensor in it
-(:func:`tensor_checksum`). :func:`read_checkpoint` turns every bad file into a
+(:func:`tensor_checksum`), and ``sha256_all``, a checksum of the whole dict, tensors and plain values
+(:func:`checkpoint_checksum`). :func:`read_checkpoint` turns every bad file into a
 :class:`CheckpointError` naming the file and the reason: not a torch zip archive, not an mjenv
 checkpoint, an ``arch`` with unknown keys or outside :data:`ARCH_BOUNDS` (checked before anything
-is allocated), weights that do not fit the ``arch``, non-finite weights, or a checksum that does not
-match (damaged bytes). Checkpoints written before the checksum existed (no ``sha256``) still load.
+is allocated), weights that do not fit the ``arch``, non-finite weights, a checksum that does not
+match (damaged bytes), or a plain field of the wrong type (:data:`FIELDS`). Checkpoints written
+before a checksum existed still load: without ``sha256_all`` (the shipped ones) only the tensors are
+checked against ``sha256``, and without ``sha256`` neither; the field types are checked in all.
 
 This module imports torch; ``mjenv`` never does.
 """
@@ -55,7 +58,7 @@ import hashlib
 import pickle
 import zipfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
@@ -84,6 +87,9 @@ ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": 
 ARCH_FLAGS = ("lookahead",)
 """The boolean ``arch`` fields (``game`` is the only other one)."""
 CHECKSUM_KEY = "sha256"
+"""The checksum of the tensors (:func:`tensor_checksum`)."""
+FULL_CHECKSUM_KEY = "sha256_all"
+"""The checksum of the whole checkpoint, tensors and plain values (:func:`checkpoint_checksum`)."""
 
 
 class CheckpointError(ValueError):
@@ -293,6 +299,77 @@ def tensor_checksum(payload: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
+def _plain_lines(node: Any, where: str = "") -> Iterator[str]:
+    """Every container and plain value in nested dicts and lists, one line each with its path and
+    type (tensors are left to :func:`tensor_checksum`)."""
+    if isinstance(node, torch.Tensor):
+        return
+    if isinstance(node, dict):
+        yield f"{where}|{type(node).__name__}|{len(node)}"
+        for key in sorted(node, key=repr):
+            yield from _plain_lines(node[key], f"{where}/{key!r}")
+    elif isinstance(node, (list, tuple)):
+        yield f"{where}|{type(node).__name__}|{len(node)}"
+        for i, item in enumerate(node):
+            yield from _plain_lines(item, f"{where}/{i}")
+    else:
+        yield f"{where}|{type(node).__name__}|{node!r}"
+
+
+def checkpoint_checksum(payload: dict[str, Any], tensors: str | None = None) -> str:
+    """SHA-256 over a whole checkpoint dict: its tensors' checksum (``tensors``, computed when not
+    given) and every plain value with its path and type; its own ``sha256_all`` excluded."""
+    digest = hashlib.sha256((tensors or tensor_checksum(payload)).encode())
+    for line in _plain_lines({k: v for k, v in payload.items() if k != FULL_CHECKSUM_KEY}):
+        digest.update(line.encode() + b"\n")
+    return digest.hexdigest()
+
+
+def with_checksums(payload: dict[str, Any]) -> dict[str, Any]:
+    """``payload`` with both checksums, as checkpoints are written."""
+    out = {k: v for k, v in payload.items() if k not in (CHECKSUM_KEY, FULL_CHECKSUM_KEY)}
+    out[CHECKSUM_KEY] = tensors = tensor_checksum(out)
+    out[FULL_CHECKSUM_KEY] = checkpoint_checksum(out, tensors)
+    return out
+
+
+def is_count(v: Any) -> bool:
+    """An int >= 0 (not a bool)."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def is_number(v: Any) -> bool:
+    """A finite int or float (not a bool)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and bool(np.isfinite(v))
+
+
+def is_tensors(v: Any) -> bool:
+    """A mapping of names to tensors (a state dict)."""
+    return isinstance(v, dict) and all(isinstance(x, torch.Tensor) for x in v.values())
+
+
+FieldCheck = tuple[Callable[[Any], bool], str]
+
+FIELDS: dict[str, FieldCheck] = {
+    "encoder_version": (is_count, "an int >= 0"),
+    "config": (lambda v: isinstance(v, dict), "a mapping of config fields"),
+    "update": (is_count, "an int >= 0"),
+    "global_step": (is_count, "an int >= 0"),
+    "hands": (is_count, "an int >= 0"),
+    "demonstrations": (is_count, "an int >= 0"),
+    "elapsed_s": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
+}
+"""The plain fields a policy checkpoint may have besides ``format``, ``arch`` and ``model``: (check, what)."""
+
+
+def check_fields(path: Path, ckpt: dict[str, Any], fields: dict[str, FieldCheck]) -> None:
+    """CheckpointError naming the file and the field unless each of ``fields`` that ``ckpt`` has passes its check."""
+    for name, (check, what) in fields.items():
+        if name in ckpt and not check(ckpt[name]):
+            shown = repr(ckpt[name]) if not isinstance(ckpt[name], (dict, list, tuple)) else type(ckpt[name]).__name__
+            raise CheckpointError(f"{path}: field {name!r} must be {what}, got {shown[:60]}")
+
+
 def non_finite_tensors(tensors: dict[str, Any]) -> list[str]:
     """Names of the floating-point tensors of a state dict that hold NaN or infinity."""
     return [k for k, v in tensors.items()
@@ -366,9 +443,14 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("arch", "model") if k not in ckpt]
     if missing:
         raise CheckpointError(f"{path}: checkpoint lacks {missing}")
-    if CHECKSUM_KEY in ckpt and ckpt[CHECKSUM_KEY] != tensor_checksum(ckpt):
+    tensors = tensor_checksum(ckpt)
+    if CHECKSUM_KEY in ckpt and ckpt[CHECKSUM_KEY] != tensors:
         raise CheckpointError(f"{path}: the tensors do not match the checkpoint's sha256 checksum: the file is "
                               "damaged; use another copy")
+    if FULL_CHECKSUM_KEY in ckpt and ckpt[FULL_CHECKSUM_KEY] != checkpoint_checksum(ckpt, tensors):
+        raise CheckpointError(f"{path}: the checkpoint's values do not match its sha256_all checksum: the file "
+                              "is damaged or was edited; use another copy")
+    check_fields(path, ckpt, FIELDS)
     ckpt["arch"] = _check_arch(path, ckpt["arch"])
     _check_model(path, ckpt["arch"], ckpt["model"])
     return ckpt

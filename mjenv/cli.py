@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from . import __version__
+from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
 from .scoring import score
 
 
@@ -47,13 +48,27 @@ def _non_negative_int(text: str) -> int:
 
 
 def _output_file(text: str) -> str:
-    """An argparse ``type=``: a file path whose folder exists, checked before any work is done."""
-    path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name in it")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(f"folder {str(path.parent)!r} does not exist; create it first")
+    """An argparse ``type=``: a file path that can be written (:func:`mjenv.outputs.check_output`),
+    checked before any work is done."""
+    try:
+        check_output(text)
+    except OutputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def _log_file(text: str) -> str:
+    """An argparse ``type=``: a replay log to append to (:func:`mjenv.outputs.check_appendable`)."""
+    try:
+        check_appendable(text)
+    except OutputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _policy_files(specs: Sequence[Any]) -> list[str]:
+    """The policy specs that are files (checkpoints): inputs an output must not overwrite."""
+    return [str(s) for s in specs if isinstance(s, str) and Path(s).is_file()]
 
 
 def _width(text: str) -> int:
@@ -176,7 +191,7 @@ def _add_demo_parser(sub: Any) -> None:
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--every", type=_non_negative_int, default=0,
                    help="also render the table every N decisions (0: only at the end)")
-    p.add_argument("--log", metavar="FILE", type=_output_file,
+    p.add_argument("--log", metavar="FILE", type=_log_file,
                    help="append the hand's replay log to FILE (for mjenv view)")
     p.set_defaults(func=_run_demo)
 
@@ -230,11 +245,16 @@ def _add_bench_parser(sub: Any) -> None:
 # ---------------------------------------------------------------- eval
 
 
-def _write_json(path: str, data: dict[str, Any]) -> None:
-    """Write ``data`` as indented UTF-8 JSON and say so."""
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
+def _write_json(command: str, path: str, data: dict[str, Any]) -> int:
+    """Write ``data`` as indented UTF-8 JSON, atomically, and say so; the exit status (1: the
+    write failed although the path was checked, e.g. a full disk)."""
+    try:
+        write_json(path, data)
+    except OSError as exc:
+        print(f"mjenv {command}: error: cannot write {path}: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {path}")
+    return 0
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -251,21 +271,30 @@ def _run_eval(args: argparse.Namespace) -> int:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     try:
+        # Outputs must not overwrite a policy checkpoint played, nor each other.
+        for out in (args.out, args.plot):
+            if out:
+                check_not_input(out, _policy_files(args.agents), "policy checkpoint")
+        if args.out and args.plot and same_file(args.out, args.plot):
+            raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
         result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
                            workers=args.workers, env_options=options, progress=not args.no_progress,
                            log_dir=args.log, engine=args.engine)
-    except (ValueError, TypeError) as exc:  # bad game, agent, count or rule; TypeError: a --rule of the wrong type
+    except (ValueError, TypeError) as exc:  # bad game, agent, count, rule or output; TypeError: a bad --rule type
         print(f"mjenv eval: error: {exc}", file=sys.stderr)
         return 2
     print(result.format_table())
     if args.log:
         print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
-    if args.out:
-        _write_json(args.out, result.to_dict())
+    status = _write_json("eval", args.out, result.to_dict()) if args.out else 0
     if args.plot:
-        result.plot(args.plot)
+        try:
+            result.plot(args.plot)
+        except OSError as exc:
+            print(f"mjenv eval: error: cannot write {args.plot}: {exc}", file=sys.stderr)
+            return 1
         print(f"wrote {args.plot}")
-    return 0
+    return status
 
 
 def _add_eval_parser(sub: Any) -> None:
@@ -307,14 +336,14 @@ def _run_compare(args: argparse.Namespace) -> int:
     from agents.arena.compare import compare, load_result  # lazily: mjenv never imports agents at module level
 
     try:
+        if args.out:
+            check_not_input(args.out, [*args.base, *args.new], "results file")
         result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
     except (OSError, ValueError) as exc:
         print(f"mjenv compare: error: {exc}", file=sys.stderr)
         return 2
     print(result.format())
-    if args.out:
-        _write_json(args.out, result.to_dict())
-    return 0
+    return _write_json("compare", args.out, result.to_dict()) if args.out else 0
 
 
 def _add_compare_parser(sub: Any) -> None:
@@ -387,22 +416,28 @@ def _add_replay_parser(sub: Any) -> None:
 
 
 def _run_view(args: argparse.Namespace) -> int:
-    """Handler of ``mjenv view``: 0 written, 1 mismatch, 2 malformed or unreadable log."""
+    """Handler of ``mjenv view``: 0 written, 1 mismatch, 2 malformed or unreadable log or bad output."""
     from . import replay
     from .viewer import write_view
 
     out = args.out or _default_view_path(args.file)
     try:
-        data = write_view(args.file, out)
-    except OSError as exc:  # missing log or unwritable output
+        check_output(out)  # -o was checked by argparse; the default path is checked here
+        check_not_input(out, [args.file], "log")
+        done = write_view(args.file, out, args.hands)
+    except OSError as exc:  # missing or unreadable log, or an output that failed after its check
         print(f"mjenv view: error: {exc}", file=sys.stderr)
         return 2
     except replay.ReplayError as exc:
         what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
         print(f"mjenv view: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
         return 1 if isinstance(exc, replay.ReplayMismatch) else 2
-    frames = sum(len(h["frames"]) for h in data["hands"])
-    print(f"wrote {out}: {len(data['hands'])} hand(s), {frames} steps; open it in a browser "
+    except ValueError as exc:  # an output that is the log, too many hands, --hands not in the log
+        print(f"mjenv view: error: {exc}", file=sys.stderr)
+        return 2
+    last = done.first + done.hands - 1
+    which = "" if done.hands == done.log_hands else f" (hands {done.first}-{last} of {done.log_hands})"
+    print(f"wrote {out}: {done.hands} hand(s){which}, {done.steps} steps; open it in a browser "
           f"(arrow keys step, t / 0-3 switch views)")
     return 0
 
@@ -413,16 +448,35 @@ def _default_view_path(log: str) -> str:
     return stem + ".html"
 
 
+def _hands_arg(text: str) -> tuple[int, int | None]:
+    """An argparse ``type=``: ``--hands`` of ``mjenv view``."""
+    from .viewer import parse_hands
+
+    try:
+        return parse_hands(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _add_view_parser(sub: Any) -> None:
     """``mjenv view``: a log as a self-contained HTML replay viewer."""
+    from .viewer import MAX_HANDS, PAGE_KB_PER_HAND
+
     p = sub.add_parser("view", help="write a replay log as an offline HTML page to step through",
                        description="Verify a JSON-lines log (as mjenv replay does) and write one self-contained "
                                    "HTML file: the four hands, melds, rivers, wall, wins and payments at every "
                                    "step, arrow keys or a slider to step, the whole table or one seat's view. "
-                                   "Exit 0 written, 1 mismatch, 2 malformed log.")
+                                   f"A page takes about {PAGE_KB_PER_HAND} KB per hand; a log of more than "
+                                   f"{MAX_HANDS} hands is refused unless --hands chooses the hands of the page "
+                                   "(only those are re-simulated; the rest of the log is checked for format). "
+                                   "The log is read one hand at a time, so memory does not grow with its size. "
+                                   "Exit 0 written, 1 mismatch, 2 malformed log or bad output path.")
     p.add_argument("file", help="the log file (env option log_path, mjenv play --log, mjenv eval --log)")
     p.add_argument("-o", "--out", metavar="HTML", type=_output_file,
-                   help="output file (default: the log's name with .html)")
+                   help="output file (default: the log's name with .html); never the log itself")
+    p.add_argument("--hands", metavar="A:B", type=_hands_arg,
+                   help=f"the hands of the page, counted from 1 in the log: N, A:B (inclusive), A: or :B "
+                        f"(default: all, at most {MAX_HANDS})")
     p.set_defaults(func=_run_view)
 
 
@@ -438,9 +492,11 @@ def _run_play(args: argparse.Namespace) -> int:
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
     try:
+        if args.log:
+            check_not_input(args.log, _policy_files(args.opponents.split(",")), "policy checkpoint")
         run_play(seat=args.seat, opponents=args.opponents, preset=args.preset, seed=args.seed,
                  tile_style=args.tiles, log_path=args.log, game=args.game, **options)
-    except (ValueError, TypeError) as exc:  # unknown policy, bad rule option
+    except (ValueError, TypeError) as exc:  # unknown policy, bad rule option, a log that is a policy file
         print(f"mjenv play: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -466,7 +522,7 @@ def _add_play_parser(sub: Any) -> None:
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--seed", type=int, default=None, help="wall and opponents' seed (default random)")
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
-    p.add_argument("--log", metavar="FILE", help="append a replay log of the hand to FILE")
+    p.add_argument("--log", metavar="FILE", type=_log_file, help="append a replay log of the hand to FILE")
     p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
                    help="rule field override, repeatable, e.g. cap_fan=8")
     p.set_defaults(func=_run_play)

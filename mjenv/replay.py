@@ -64,7 +64,7 @@ field ``"scripted": ["dealer", "wall"]`` (the keys given), and its wall need not
 header's ``mjenv_version`` must be a version number no newer than the mjenv that verifies it.
 
 :func:`read_log` parses and checks the format (:class:`LogFormatError`, naming the line; JSON nested
-too deeply for Python's parser is one too);
+too deeply for Python's parser is one too; :func:`iter_log` reads one hand at a time);
 :func:`verify_log` re-plays every hand through the engine and compares each line
 (:class:`ReplayMismatch`, naming the first line that differs).
 
@@ -77,7 +77,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
@@ -369,7 +369,13 @@ def _release(version: str) -> tuple[int, ...] | None:
 
 def read_log(path: PathLike) -> list[LoggedHand]:
     """Parse a log into hands, checking the format; raises :class:`LogFormatError`."""
-    hands: list[LoggedHand] = []
+    return list(iter_log(path))
+
+
+def iter_log(path: PathLike) -> Iterator[LoggedHand]:
+    """The hands of a log one at a time, each checked as :func:`read_log` does when it is read (a
+    problem further on is raised when the reading gets there): for logs too large to hold."""
+    hands = 0
     current: LoggedHand | None = None
     schema = SCHEMA  # the line types of the game of the last header (blood battle before any)
     last = 0
@@ -403,14 +409,14 @@ def read_log(path: PathLike) -> list[LoggedHand]:
                 raise LogFormatError(path, n, f"expected start_hand after the header, got {kind!r}")
             current.lines.append(LogLine(n, record))
             if kind == "end_hand":
-                hands.append(current)
+                hands += 1
+                yield current
                 current = None
     if current is not None:
         raise LogFormatError(path, last, f"the hand that starts at line {current.header.line} "
                                          f"stops at line {last} before end_hand (truncated)")
     if not hands:
         raise LogFormatError(path, max(last, 1), "no hand in the log: expected a header line")
-    return hands
 
 
 # ---------------------------------------------------------------- writing

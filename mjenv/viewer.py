@@ -7,7 +7,13 @@ count, the voids, the 财神 and its indicator, flowers, the bird, the beans, an
 options the seats that escaped (逃跑) and the balances each seat holds. Action lines become
 decision frames with the legal actions and the policy's probabilities when the log has them.
 The frames are embedded as JSON into ``viewer_template.html`` (package data), whose script
-draws the tiles as inline SVG.
+draws the tiles as inline SVG; ``<``, ``>``, ``&``, U+2028 and U+2029 are written as JSON escapes,
+so no text of the log (agent names, the preset) can end or reopen the script element.
+
+:func:`write_view` reads, verifies and writes one hand at a time (memory does not grow with the
+log; the page takes about :data:`PAGE_KB_PER_HAND` KB per hand) and writes the page atomically. A
+log of more than :data:`MAX_HANDS` hands is refused unless the hands of the page are chosen
+(``mjenv view --hands A:B``); only the chosen hands are re-simulated, the others format-checked.
 
 Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
 """
@@ -16,17 +22,24 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Iterator
 
 from . import tiles
 from .actions import ActionLayout
-from .replay import GAMES, LoggedHand, describe_event, ending_text, read_log, replay_hands
+from .outputs import atomic_write
+from .replay import GAMES, LoggedHand, describe_event, ending_text, iter_log, replay_hand
 
 PathLike = str | os.PathLike
 DATA_MARK = "/*MJENV_DATA*/null"
 """Where the template takes the page's JSON."""
 TEMPLATE = "viewer_template.html"
+MAX_HANDS = 100
+"""Hands a page shows unless ``--hands`` chooses them: a page takes about PAGE_KB_PER_HAND KB
+per hand, and a browser opens a page of hundreds of hands slowly."""
+PAGE_KB_PER_HAND = 120
+"""Page size per hand of a blood-battle log of ``mjenv eval --log`` (legal actions logged), measured."""
 
 
 class TableView:
@@ -233,25 +246,109 @@ def _multiplier(rec: dict[str, Any], options: dict[str, Any]) -> str:
     return f"{fan} fan{cap} → ×{2 ** (capped - 1)}, X {rec['X']}"
 
 
-def view_data(path: PathLike) -> dict[str, Any]:
-    """Verify a log and build the page's data (every hand); raises :class:`~mjenv.replay.ReplayError`."""
-    hands = read_log(path)
-    replay_hands(path, hands)
-    return {"source": os.path.basename(os.fspath(path)), "hands": [hand_data(h) for h in hands]}
+HandRange = tuple[int, int | None]
+"""The hands of a page: first and last, counted from 1 in the log's order, inclusive (last None: to the end)."""
+
+
+def parse_hands(text: str) -> HandRange:
+    """``--hands``: ``N`` (one hand), ``A:B``, ``A:`` (to the end) or ``:B``, counted from 1."""
+    first, sep, last = text.partition(":")
+    try:
+        a = int(first) if first.strip() else 1
+        b = (int(last) if last.strip() else None) if sep else a
+    except ValueError:
+        raise ValueError(f"expected N, A:B, A: or :B (hands counted from 1), got {text!r}") from None
+    if a < 1 or (b is not None and b < a):
+        raise ValueError(f"expected hands counted from 1 with A <= B, got {text!r}")
+    return a, b
+
+
+def _chosen(path: PathLike, hands: HandRange | None) -> Iterator[tuple[int, LoggedHand | None]]:
+    """Every hand of a log, one at a time, with its number (from 1): the hand if ``hands`` chooses it
+    (re-simulated: :class:`~mjenv.replay.ReplayError` if it does not verify), else None (its format
+    is checked, nothing more)."""
+    first, last = hands or (1, None)
+    for number, hand in enumerate(iter_log(path), start=1):
+        if first <= number and (last is None or number <= last):
+            replay_hand(path, hand)
+            yield number, hand
+        else:
+            yield number, None
+
+
+def view_data(path: PathLike, hands: HandRange | None = None) -> dict[str, Any]:
+    """Verify a log and build the page's data: the ``hands`` chosen (default every hand), each
+    with its ``number`` in the log; raises :class:`~mjenv.replay.ReplayError`."""
+    page, total = [], 0
+    for total, hand in _chosen(path, hands):
+        if hand is not None:
+            page.append({**hand_data(hand), "number": total})
+    return {"source": os.path.basename(os.fspath(path)), "hands": page, "log_hands": total}
+
+
+# Characters that could end or reopen the script element (``</script>``, ``<!--``) or break old
+# JavaScript parsers (U+2028, U+2029), written as JSON escapes: JSON.parse reads them back.
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                                 "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(value: Any) -> str:
+    """``value`` as compact JSON that is safe inside an HTML ``<script>`` element."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+
+def _template() -> tuple[str, str]:
+    """The page's template, split at the data mark."""
+    template = resources.files("mjenv").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    if template.count(DATA_MARK) != 1:
+        raise RuntimeError(f"{TEMPLATE} lacks the data mark {DATA_MARK!r}")
+    head, tail = template.split(DATA_MARK)
+    return head, tail
 
 
 def render_html(data: dict[str, Any]) -> str:
-    """The page: the template with ``data`` embedded as JSON (``</`` escaped for the script tag)."""
-    template = resources.files("mjenv").joinpath(TEMPLATE).read_text(encoding="utf-8")
-    if DATA_MARK not in template:
-        raise RuntimeError(f"{TEMPLATE} lacks the data mark {DATA_MARK!r}")
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return template.replace(DATA_MARK, payload)
+    """The page: the template with ``data`` embedded as JSON (see :func:`script_json`)."""
+    head, tail = _template()
+    return head + script_json(data) + tail
 
 
-def write_view(log: PathLike, out: PathLike) -> dict[str, Any]:
-    """Write the HTML page of ``log`` to ``out``; returns the page's data."""
-    data = view_data(log)
-    with open(out, "w", encoding="utf-8") as fh:
-        fh.write(render_html(data))
-    return data
+class TooManyHands(ValueError):
+    """A log of more hands than a page shows unless they are chosen (:data:`MAX_HANDS`)."""
+
+
+@dataclass(frozen=True)
+class ViewSummary:
+    """What :func:`write_view` wrote: the hands of the page, their steps, the hands of the log."""
+
+    first: int
+    hands: int
+    steps: int
+    log_hands: int
+
+
+def write_view(log: PathLike, out: PathLike, hands: HandRange | None = None) -> ViewSummary:
+    """Write the HTML page of the ``hands`` of ``log`` (default: every hand, at most
+    :data:`MAX_HANDS`) to ``out``, atomically, one hand in memory at a time.
+
+    Raises :class:`~mjenv.replay.ReplayError` for a log that does not verify, :class:`TooManyHands`
+    for a log of more than MAX_HANDS hands without ``hands``, ValueError when ``hands`` are not in
+    the log; ``out`` is then left as it was."""
+    head, tail = _template()
+    first, written, steps, total = 0, 0, 0, 0
+    with atomic_write(out) as fh:
+        fh.write(head + '{"source":' + script_json(os.path.basename(os.fspath(log))) + ',"hands":[')
+        for total, hand in _chosen(log, hands):
+            if hand is None or (hands is None and written == MAX_HANDS):
+                continue  # past MAX_HANDS only counted, for the message
+            data = {**hand_data(hand), "number": total}
+            fh.write(("," if written else "") + script_json(data))
+            first, written, steps = first or total, written + 1, steps + len(data["frames"])
+        if hands is None and total > MAX_HANDS:
+            raise TooManyHands(f"{log} holds {total} hands, more than the {MAX_HANDS} a page shows unless they are "
+                               f"chosen (the page takes about {PAGE_KB_PER_HAND} KB per hand): choose them with "
+                               f"--hands, e.g. --hands 1:{MAX_HANDS}, --hands {MAX_HANDS + 1}:{2 * MAX_HANDS}")
+        if not written:
+            raise ValueError(f"--hands {hands[0]}:{'' if hands[1] is None else hands[1]} chooses no hand: "
+                             f"{log} holds {total} hand(s)")
+        fh.write(f'],"log_hands":{total}}}' + tail)
+    return ViewSummary(first, written, steps, total)

@@ -120,3 +120,55 @@ def test_cli_compare_bad_files_exit_2(tmp_path, capsys, random_runs) -> None:
     with pytest.raises(ValueError, match="not an arena result"):
         broken.write_text("[1, 2]")
         load_result(broken)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda r: r.update(agents=3), "'agents'"),
+    (lambda r: r.update(agents=["random"]), "'agents'"),
+    (lambda r: r.update(agents=[["random"], "heuristic"]), "'agents'"),
+    (lambda r: r.update(seed=[5]), "'seed'"),
+    (lambda r: r.update(seed=None), "'seed'"),
+    (lambda r: r.update(seed="5"), "'seed'"),
+    (lambda r: r.update(seed=5.0), "'seed'"),
+    (lambda r: r.update(seed=True), "'seed'"),
+    (lambda r: r.update(labels=[["random"], "heuristic"]), "'labels'"),
+    (lambda r: r.update(labels=["random"]), "'labels'"),
+    (lambda r: r.update(deals=0, per_set_mean_beans={"random": [], "heuristic": []}), "'deals'"),
+    (lambda r: r.update(deals="8"), "'deals'"),
+    (lambda r: r.update(rules=[]), "'rules'"),
+    (lambda r: r.update(rake=None), "'rake'"),
+    (lambda r: r.update(game=1), "'game'"),
+    (lambda r: r.pop("preset"), "missing field 'preset'"),
+    (lambda r: r.update(per_set_mean_beans=[1, 2]), "'per_set_mean_beans'"),
+    (lambda r: r["per_set_mean_beans"]["random"].__setitem__(0, True), "'per_set_mean_beans'"),
+    (lambda r: r["per_set_mean_beans"]["random"].__setitem__(0, "1.5"), "'per_set_mean_beans'"),
+    (lambda r: r["per_set_mean_beans"].pop("random"), "'per_set_mean_beans'"),
+])
+def test_cli_compare_malformed_results_exit_2_naming_the_file_and_field(tmp_path, capsys, random_runs, change,
+                                                                       field) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(random_runs[0]))
+    run = copy.deepcopy(random_runs[0])
+    change(run)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(run))
+    out = tmp_path / "cmp.json"
+    assert main(["compare", "--base", str(good), "--new", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: " in err and field in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    (b"\xff\xfe{}", "not UTF-8"),
+    ('{"schema": "mjenv.arena/1", "mode": "1v3", "seed": NaN}', "'game'"),
+])
+def test_cli_compare_unreadable_results_exit_2(tmp_path, capsys, random_runs, content, message) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(random_runs[0]))
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["compare", "--base", str(good), "--new", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: " in err and message in err and "Traceback" not in err

@@ -129,6 +129,28 @@ def test_a_policy_it_cannot_distill_exits_2_and_writes_nothing(tmp_path, capsys,
     assert message in capsys.readouterr().err and not out.exists()
 
 
+def test_an_out_folder_whose_checkpoint_is_the_policy_is_refused_before_labelling(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(distill, "label", lambda *a: pytest.fail("labelling started"))
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(HAPPY, run / "checkpoint.pt")  # distilling a distilled policy again, into its own folder
+    before = (run / "checkpoint.pt").read_bytes()
+    assert distill.main(["--policy", str(run / "checkpoint.pt"), "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "is the same file as the policy (--policy)" in err and "Traceback" not in err
+    assert (run / "checkpoint.pt").read_bytes() == before and sorted(p.name for p in run.iterdir()) == ["checkpoint.pt"]
+
+
+@pytest.mark.parametrize("where, message", [("/proc/run", "cannot create folder /proc/run"), ("file", "is a file")])
+def test_an_out_folder_that_cannot_take_files_is_refused_before_labelling(tmp_path, capsys, monkeypatch, where,
+                                                                          message):
+    monkeypatch.setattr(distill, "label", lambda *a: pytest.fail("labelling started"))
+    (tmp_path / "file").write_text("x")
+    assert distill.main(["--policy", HAPPY, "--out", str(tmp_path / where)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--policy", JOY, "--preset", "qq"], "--preset does not apply to"),
     (["--policy", HAPPY, "--room", "popular"], "--room does not apply to"),

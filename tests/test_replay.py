@@ -8,7 +8,7 @@ import pytest
 
 from mjenv import blood_battle_v0, cli, tiles
 from mjenv.engine.blood_battle import scripted_wall, seeded_wall
-from mjenv.replay import LogFormatError, ReplayMismatch, read_log, verify_log
+from mjenv.replay import LogFormatError, ReplayMismatch, iter_log, read_log, verify_log
 from support import (action_lines, check_no_log_without_log_path, check_scripted_wall_replay, cli_replay,
                      drop_line, edit_line, expect_log_error, finish_hand, header, line_indices, play_episode,
                      read_records, round_trip, write_log)
@@ -279,6 +279,19 @@ def test_bad_header_options_and_wall(tmp_path, log_lines):
     expect_log_error(tmp_path, lines, n, LogFormatError, "joy_mahjong")
     lines, n = edit_line(log_lines, "start_hand", lambda r: r["wall"].pop())
     expect_log_error(tmp_path, lines, n, LogFormatError, "start_hand: a blood-battle wall", check=verify_log)
+
+
+def test_iter_log_reads_one_hand_at_a_time(tmp_path, log_lines):
+    """For logs too large to hold: each hand comes as soon as it is read; a problem further on is
+    raised when the reading reaches it, naming its line."""
+    lines, n = edit_line(log_lines, "end_hand", lambda r: r.update(reason=1), nth=1)  # the second hand's end
+    hands = iter_log(write_log(tmp_path, lines))
+    first = next(hands)
+    whole = read_log(write_log(tmp_path, log_lines, "ok.jsonl"))
+    assert [ll.record for ll in first.lines] == [ll.record for ll in whole[0].lines]
+    with pytest.raises(LogFormatError, match="field 'reason' must be a string") as err:
+        next(hands)
+    assert err.value.line == n
 
 
 def test_not_utf8_names_the_line(tmp_path, log_lines):

@@ -464,7 +464,7 @@ def test_smoke_run_logs_finite_losses_and_changes_the_parameters(smoke_run: Path
 def test_checkpoint_loads_with_weights_only_and_as_an_agent(smoke_run: Path) -> None:
     path = smoke_run / "checkpoint.pt"
     raw = torch.load(path, weights_only=True)
-    assert raw["format"] == "mjenv.ppo/1" and not (smoke_run / "checkpoint.pt.tmp").exists()
+    assert raw["format"] == "mjenv.ppo/1" and not [p for p in os.listdir(smoke_run) if p.endswith(".tmp")]
     policy = load_policy(str(path))
     assert isinstance(policy, NeuralPolicy) and policy.greedy
     env = blood_battle_v0.raw_env()
@@ -556,6 +556,7 @@ def test_checkpoint_from_before_joy_mahjong_resumes_and_loads_as_blood_battle(tm
     (run / "config.yaml").write_text((smoke_run / "config.yaml").read_text())
     ckpt = torch.load(smoke_run / "checkpoint.pt", weights_only=True)
     del ckpt["arch"]["game"]  # the arch of checkpoints written before the "game" field existed
+    ckpt.pop("sha256_all")  # and before the checksum of the plain values
     torch.save(ckpt, run / "checkpoint.pt")
     assert read_checkpoint(run / "checkpoint.pt")["arch"]["game"] == "blood_battle"
     assert isinstance(load_policy(run / "checkpoint.pt"), NeuralPolicy)
@@ -890,6 +891,88 @@ def test_resume_refuses_flags_that_change_the_network_or_seed(tmp_path: Path, ti
     err = capsys.readouterr().err
     assert f"{flag[0]} would change the network, its starting weights or the seed" in err and "Traceback" not in err
     assert _run_files(run) == before  # nothing written, config.yaml included
+
+
+def test_checkpoint_values_are_covered_by_the_checksum(tmp_path: Path, tiny_run: Path) -> None:
+    ckpt = torch.load(tiny_run / "checkpoint.pt", weights_only=True)
+    assert read_checkpoint(tiny_run / "checkpoint.pt")["sha256_all"] == ckpt["sha256_all"]
+    for name, value in (("update", ckpt["update"] + 1), ("config", {**ckpt["config"], "seed": 2}),
+                        ("pool", {**ckpt["pool"], "next_id": "1"})):
+        torch.save({**ckpt, name: value}, tmp_path / "edited.pt")
+        with pytest.raises(CheckpointError, match="edited.pt: the checkpoint's values do not match its sha256_all"):
+            read_checkpoint(tmp_path / "edited.pt")
+
+
+@pytest.mark.parametrize("field, value", [("update", "12"), ("global_step", -1), ("hands", 1.5), ("elapsed_s", "1"),
+                                          ("config", []), ("pool", []), ("pool", {"next_id": 0, "snapshots": [{}]}),
+                                          ("optimizer", []), ("inflight", {"update": "x"}), ("anchor", [1])])
+def test_resume_from_a_checkpoint_with_a_field_of_the_wrong_type_exits_2(tmp_path: Path, tiny_run: Path,
+                                                                         capsys: pytest.CaptureFixture,
+                                                                         field: str, value: object) -> None:
+    """A checkpoint written before ``sha256_all`` (its tensors' checksum only) is checked field by field."""
+    from agents.neural import tensor_checksum
+
+    run = _copy_run(tiny_run, tmp_path / "run")
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=True)
+    ckpt.pop("sha256_all", None)
+    ckpt[field] = value
+    ckpt["sha256"] = tensor_checksum(ckpt)
+    torch.save(ckpt, run / "checkpoint.pt")
+    before = _run_files(run)
+    assert main(["--resume", str(run), "--total-decisions", "300"]) == 2
+    err = capsys.readouterr().err
+    assert f"checkpoint.pt: field {field!r} must be" in err and "Traceback" not in err
+    assert _run_files(run) == before
+
+
+def test_a_runs_dir_that_cannot_take_a_run_folder_exits_2_before_training(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "file").write_text("x")
+    for runs_dir in ("/proc/runs", str(tmp_path / "file")):
+        assert main(["--config", str(QUICKSTART), "--runs-dir", runs_dir, "--progress", "false"]) == 2
+        err = capsys.readouterr().err
+        assert "cannot create the run folder" in err and "Traceback" not in err
+
+
+def test_shipped_checkpoints_from_before_sha256_all_load_and_stay_as_they_are() -> None:
+    for path in sorted((ROOT / "agents" / "checkpoints").glob("*.pt")):
+        before = path.read_bytes()
+        ckpt = read_checkpoint(path)
+        assert "sha256" in ckpt and "sha256_all" not in ckpt  # the tensors-only checksum is still checked
+        assert isinstance(load_policy(str(path)), NeuralPolicy)
+        assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind", ["same path", "hard link", "symbolic link"])
+def test_export_refuses_to_write_over_its_source(tmp_path: Path, tiny_run: Path, capsys: pytest.CaptureFixture,
+                                                 kind: str) -> None:
+    from train.export import main as export_main
+
+    src = tmp_path / "checkpoint.pt"
+    src.write_bytes((tiny_run / "checkpoint.pt").read_bytes())
+    dst = src if kind == "same path" else tmp_path / "policy.pt"
+    if kind == "hard link":
+        os.link(src, dst)
+    elif kind == "symbolic link":
+        dst.symlink_to(src)
+    assert export_main([str(src), str(dst)]) == 2
+    err = capsys.readouterr().err
+    assert "is the same file as the checkpoint" in err and "Traceback" not in err
+    assert src.read_bytes() == (tiny_run / "checkpoint.pt").read_bytes()
+    assert "optimizer" in read_checkpoint(src)  # still a trainer checkpoint --resume takes
+
+
+@pytest.mark.parametrize("where, message", [("folder", "is a folder"), ("missing/p.pt", "does not exist"),
+                                            ("/proc/p.pt", "cannot write /proc/p.pt")])
+def test_export_to_a_path_that_cannot_take_the_file_exits_2_and_leaves_nothing(
+        tmp_path: Path, tiny_run: Path, capsys: pytest.CaptureFixture, where: str, message: str) -> None:
+    from train.export import main as export_main
+
+    (tmp_path / "folder").mkdir()
+    assert export_main([str(tiny_run / "checkpoint.pt"), str(tmp_path / where)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["folder"] and os.listdir(tmp_path / "folder") == []
 
 
 def test_a_failed_resume_changes_no_file_and_a_plain_resume_still_works(tmp_path: Path, tiny_run: Path,

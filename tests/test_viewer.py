@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ import pytest
 from agents.arena import deal_log_path, run_arena
 from mjenv import replay, tiles
 from mjenv.cli import main
+from mjenv import viewer
 from mjenv.viewer import TableView, render_html, view_data
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -49,7 +51,11 @@ DRIVER = """<script>(function () {
             decision: document.getElementById("decision").textContent,
             taken: Array.from(document.querySelectorAll(".opt.taken")).map(o => Number(o.dataset.action))[0] ?? null,
             options: Array.from(document.querySelectorAll(".opt")).map(o => Number(o.dataset.action)),
-            wins: document.getElementById("wins").textContent};
+            wins: document.getElementById("wins").textContent,
+            title: document.getElementById("title").textContent,
+            subtitle: document.getElementById("subtitle").textContent,
+            agents: document.getElementById("agents").textContent,
+            events: document.querySelectorAll("#events li").length};
   };
   const out = {errors: window.__errors, frames: [shot()], views: {}};
   const n = %(steps)d;
@@ -412,3 +418,91 @@ def test_table_view_through_a_joy_rob_and_its_bird() -> None:
                       (0, joy.D("F")), (1, joy.D("P")), (2, joy.KONG("6m")), (1, joy.ROB)])
     assert (view.bird, view.bird_seat) == (tiles.parse_tile("2p"), 1)
     assert view.wild is not None and view.indicator is not None
+
+
+# ---------------------------------------------------------------- hostile text, large logs
+
+
+HOSTILE = ["<!--<script>", "</script>", "<script>", "<!--", "-->"]
+"""Strings that, unescaped inside the page's script element, end it early or keep it open."""
+
+
+def _with_header(path: Path, out: Path, **fields: Any) -> Path:
+    """A copy of a log with ``fields`` changed in every header (free text: the log still verifies)."""
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "header":
+            rec.update(fields)
+        lines.append(json.dumps(rec, ensure_ascii=False))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_a_page_with_html_in_the_free_text_of_its_log_renders(logs: dict[str, Path], tmp_path: Path, text: str) -> None:
+    agents = [f"{text}a\u2028", f"b{text}", "&amp; c", "d>"]
+    path = _with_header(logs["blood_battle"], tmp_path / "odd.jsonl", agents=agents, preset=f"happy{text}")
+    replay.verify_log(path)
+    data = view_data(path)
+    page = render_html(data)
+    frames = data["hands"][0]["frames"]
+    got = drive(page, 3, tmp_path)
+    assert got["errors"] == []
+    assert got["frames"][0]["events"] == len(frames)  # every event listed
+    assert got["frames"][3]["pos"].startswith(f"step 4 / {len(frames)}")
+    assert got["frames"][0]["agents"] == "agents: " + ", ".join(f"P{s} {a}" for s, a in enumerate(agents))
+    assert got["frames"][0]["title"].endswith(f"happy{text}")  # the preset, shown as text
+    embedded = re.search(r'<script id="mjenv-data" type="application/json">(.*?)</script>', page, re.S).group(1)
+    assert not set("<>&\u2028") & set(embedded)  # all of them written as JSON escapes
+
+
+def test_view_chooses_hands_and_numbers_them_as_in_the_log(logs: dict[str, Path], tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "page.html"
+    assert main(["view", str(logs["joy_mahjong"]), "-o", str(out), "--hands", "2:3"]) == 0
+    assert "2 hand(s) (hands 2-3 of 4)" in capsys.readouterr().out
+    page = out.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert [h["number"] for h in data["hands"]] == [2, 3] and data["log_hands"] == 4
+    everything = view_data(logs["joy_mahjong"])
+    assert data["hands"] == everything["hands"][1:3]
+    got = drive(page, 0, tmp_path)
+    assert got["errors"] == [] and " · hand 2 of 4 · " in got["frames"][0]["subtitle"]
+    for bad in ("0", "3:2", "x", "1:y"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["view", str(logs["joy_mahjong"]), "-o", str(out), "--hands", bad])
+        assert exit_.value.code == 2
+    assert main(["view", str(logs["joy_mahjong"]), "-o", str(out), "--hands", "5:"]) == 2
+    assert "chooses no hand" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == page  # the refused commands left the page
+
+
+def test_view_refuses_a_log_of_more_hands_than_a_page_shows_unless_chosen(logs: dict[str, Path], tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setattr(viewer, "MAX_HANDS", 3)  # the log has four hands
+    out = tmp_path / "page.html"
+    assert main(["view", str(logs["blood_battle"]), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "holds 4 hands, more than the 3 a page shows" in err and "--hands 1:3" in err and "Traceback" not in err
+    assert os.listdir(tmp_path) == []  # nothing written, no temporary file
+    assert main(["view", str(logs["blood_battle"]), "-o", str(out), "--hands", "1:4"]) == 0
+    assert "4 hand(s), " in capsys.readouterr().out
+
+
+def test_view_memory_does_not_grow_with_the_log(logs: dict[str, Path], tmp_path: Path) -> None:
+    """The page is written one hand at a time: the memory peak of a log of 24 hands is about that
+    of one of 4 (it was six times as large when the whole log was held, several times over)."""
+    import tracemalloc
+
+    text = logs["blood_battle"].read_text(encoding="utf-8")
+    peaks = []
+    for copies in (1, 6):
+        path = tmp_path / f"x{copies}.jsonl"
+        path.write_text(text * copies, encoding="utf-8")
+        tracemalloc.start()
+        viewer.write_view(path, tmp_path / f"x{copies}.html")
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.3 * peaks[0], peaks

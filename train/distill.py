@@ -54,6 +54,7 @@ import torch
 
 from agents.arena import deal_seed, lineup
 from agents.neural import CheckpointError, NeuralPolicy, read_checkpoint
+from mjenv.outputs import OutputError, check_not_input, check_output_folder, write_json
 
 from .export import KEPT
 from .ppo import save_checkpoint
@@ -370,11 +371,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--phases {','.join(missing)}: {a.game} has only {', '.join(GAME_PHASES[a.game])}")
     out = Path(a.out)
     try:
+        # Before hours of labelling: the folder takes files, and its checkpoint is not the policy.
+        check_not_input(out / "checkpoint.pt", [a.policy], "policy (--policy)")
+        check_output_folder(out)
+    except OutputError as exc:
+        print(f"train.distill: error: {exc}", file=sys.stderr)
+        return 2
+    try:
         report = fit(a, ckpt, label(a, out, ckpt.get("sha256")), out)
     except LabelError as exc:
         print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
-    (out / "fit.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json(out / "fit.json", report)
     print(f"{report['decisions']} decisions labelled; held-out search regret {report['regret_before']:.3f} → "
           f"{report['regret_after']:.3f} beans/decision; wrote {out / 'checkpoint.pt'}")
     return 0

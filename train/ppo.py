@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -66,8 +65,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural import (CHECKPOINT_FORMAT, CHECKSUM_KEY, CheckpointError, NeuralPolicy, PolicyValueNet,
-                           named_tensors, non_finite_tensors, read_checkpoint, tensor_checksum)
+from agents.neural import (CHECKPOINT_FORMAT, CheckpointError, FieldCheck, NeuralPolicy, PolicyValueNet, check_fields,
+                           is_count, is_number, is_tensors, named_tensors, non_finite_tensors, read_checkpoint,
+                           with_checksums)
+from mjenv.outputs import atomic_write
 
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
@@ -76,6 +77,40 @@ from .rollout import LEARNER, Rollout, all_weights, make_env, policy_weights
 
 RESUME_KEYS = ("optimizer", "pool", "update", "global_step", "hands", "demonstrations", "elapsed_s")
 """What a checkpoint needs besides the weights to continue its run."""
+
+
+def _is_snapshots(v: Any, counters: tuple[str, ...] = ("id",), numbers: tuple[str, ...] = ()) -> bool:
+    """A list of weight snapshots: dicts with tensors under ``weights``, ints >= 0 under ``counters``
+    and finite numbers under ``numbers``."""
+    return isinstance(v, list) and all(
+        isinstance(s, dict) and is_tensors(s.get("weights")) and all(is_count(s.get(k)) for k in counters)
+        and all(is_number(s.get(k)) for k in numbers) for s in v)
+
+
+def _is_pool(v: Any) -> bool:
+    """``OpponentPool.state_dict()``."""
+    return (isinstance(v, dict) and is_count(v.get("next_id"))
+            and _is_snapshots(v.get("snapshots"), ("id", "update"), ("games", "beats")))
+
+
+def _is_request(v: Any) -> bool:
+    """None or ``request_state()`` of a rollout request."""
+    return v is None or (
+        isinstance(v, dict) and is_count(v.get("update")) and is_tensors(v.get("weights"))
+        and _is_snapshots(v.get("snapshots")) and isinstance(v.get("imitate", False), bool)
+        and isinstance(v.get("pool"), list)
+        and all(isinstance(p, (list, tuple)) and len(p) == 2 and is_count(p[0]) and is_number(p[1]) for p in v["pool"]))
+
+
+RESUME_FIELDS: dict[str, FieldCheck] = {
+    "optimizer": (lambda v: isinstance(v, dict) and isinstance(v.get("state"), dict)
+                  and isinstance(v.get("param_groups"), list) and all(isinstance(g, dict) for g in v["param_groups"]),
+                  "an optimiser state dict (state, param_groups)"),
+    "pool": (_is_pool, "an opponent pool state (next_id, snapshots of id, update, games, beats, weights)"),
+    "inflight": (_is_request, "null or a rollout request (update, weights, snapshots, pool, imitate)"),
+    "anchor": (lambda v: v is None or is_tensors(v), "null or a mapping of tensors"),
+}
+"""The fields only a trainer checkpoint has (``agents.neural.FIELDS`` checks the others): (check, what)."""
 LEARNER_STREAM = 2**32
 """Third seed word of the learner's minibatch generator (workers use their index there)."""
 
@@ -251,14 +286,10 @@ def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
 
 
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
-    """Write with the tensors' checksum, atomically: a temporary file in the same folder, flushed,
-    then ``os.replace``."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        torch.save({**payload, CHECKSUM_KEY: tensor_checksum(payload)}, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write with its checksums (``agents.neural.with_checksums``), atomically: a temporary file in
+    the same folder, flushed, then renamed over ``path`` (``mjenv.outputs.atomic_write``)."""
+    with atomic_write(path, "wb") as fh:
+        torch.save(with_checksums(payload), fh)
 
 
 def policy_copy(net: PolicyValueNet, weights: dict[str, Any] | None = None) -> PolicyValueNet:
@@ -447,6 +478,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         if lacking:
             raise CheckpointError(f"{ckpt_path}: lacks {lacking}, so it is not a trainer checkpoint "
                                   "(python -m train.export keeps only the policy)")
+        check_fields(ckpt_path, ckpt, RESUME_FIELDS)
         if ckpt["arch"] != net.arch:
             raise CheckpointError(f"{ckpt_path}: network {ckpt['arch']} differs from the config's {net.arch}; "
                                   "resume with the run's own config.yaml")
@@ -466,7 +498,10 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
     else:
         run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-        run_dir.mkdir(parents=True, exist_ok=False)
+        try:
+            run_dir.mkdir(parents=True, exist_ok=False)
+        except OSError as exc:  # runs_dir a file, read-only, or on a file system that takes no folders
+            raise ValueError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from None
         ckpt_path = run_dir / "checkpoint.pt"
     save_yaml(cfg, run_dir / "config.yaml")
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.registry import load_policy
 from mjenv import games
+from mjenv.outputs import check_output_folder
 
 from .protocol import N_SEATS, HandRecord, deal_seed, decision_rng, lineup
 from .results import agent_labels
@@ -79,10 +80,11 @@ def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any
 
 
 def check_log_dir(log_dir: str | os.PathLike) -> None:
-    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended)."""
+    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended) or
+    that cannot hold files (``mjenv.outputs.OutputError``, a ValueError)."""
     path = Path(log_dir)
     if path.exists() and not path.is_dir():
         raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
     if any(path.glob("deal_*.jsonl")):
         raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
-    path.mkdir(parents=True, exist_ok=True)
+    check_output_folder(path)

@@ -19,7 +19,7 @@ import dataclasses
 import json
 import math
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -111,26 +111,65 @@ def load_result(path: str | os.PathLike) -> dict[str, Any]:
             result = json.load(fh)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except RecursionError as exc:  # e.g. 100,000 nested brackets: no arena result nests that deep
+        raise ValueError(f"{path}: JSON nested too deeply to read; not an arena result") from exc
     check_result(result, str(path))
     return result
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    """A finite int or float (JSON's NaN and Infinity, and booleans, are not)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _is_names(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)
+
+
+RESULT_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "game": (lambda v: isinstance(v, str), "a string"),
+    "preset": (lambda v: isinstance(v, str), "a string"),
+    "agents": (_is_names, "two agent names (a 1-vs-3 run)"),
+    "labels": (lambda v: _is_names(v) and v[0] != v[1], "two distinct agent labels"),
+    "seed": (lambda v: _is_int(v) and v >= 0, "an int >= 0"),
+    "deals": (lambda v: _is_int(v) and v >= 1, "an int >= 1"),
+    "rules": (lambda v: isinstance(v, dict), "an object of rule fields"),
+    "rake": (_is_int, "an int"),
+    "per_set_mean_beans": (lambda v: isinstance(v, dict), "an object of agent label -> per-deal means"),
+}
+"""The fields of an arena result (``ArenaResult.to_dict``) a comparison reads: (check, what it must be)."""
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def check_result(result: Any, name: str) -> None:
-    """Raise ValueError unless ``result`` is a 1-vs-3 arena result with per-deal means."""
+    """Raise ValueError, naming ``name`` and the field, unless ``result`` is a 1-vs-3 arena result
+    with one finite mean per deal."""
     if not isinstance(result, dict) or result.get("schema") != SCHEMA:
         raise ValueError(f"{name}: not an arena result (expected schema {SCHEMA!r})")
     if result.get("mode") != "1v3":
-        raise ValueError(f"{name}: a comparison needs a 1-vs-3 run (two agents), this one has mode {result.get('mode')!r}")
-    labels, per_set = result.get("labels"), result.get("per_set_mean_beans")
-    if not (isinstance(labels, list) and len(labels) == 2 and isinstance(per_set, dict) and labels[0] in per_set):
-        raise ValueError(f"{name}: labels or per_set_mean_beans missing or inconsistent")
-    values = per_set[labels[0]]
-    if not (isinstance(values, list) and len(values) == result.get("deals")
-            and all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)):
-        raise ValueError(f"{name}: per_set_mean_beans[{labels[0]!r}] is not one finite number per deal")
-    missing = [k for k in FIELD_KEYS + ("seed", "agents") if k not in result]
-    if missing:
-        raise ValueError(f"{name}: missing {', '.join(missing)}")
+        raise ValueError(f"{name}: a comparison needs a 1-vs-3 run (two agents), this one has mode "
+                         f"{_shown(result.get('mode'))}")
+    for key, (check, what) in RESULT_FIELDS.items():
+        if key not in result:
+            raise ValueError(f"{name}: missing field {key!r}")
+        if not check(result[key]):
+            raise ValueError(f"{name}: field {key!r} must be {what}, got {_shown(result[key])}")
+    focal = result["labels"][0]
+    values = result["per_set_mean_beans"].get(focal)
+    if not (isinstance(values, list) and len(values) == result["deals"] and all(_is_number(v) for v in values)):
+        raise ValueError(f"{name}: field 'per_set_mean_beans' must hold for {focal!r} one finite number per deal "
+                         f"({result['deals']} deals), got {_shown(values)}")
 
 
 def _one_agent(results: Sequence[dict[str, Any]], side: str) -> str:

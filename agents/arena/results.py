@@ -39,6 +39,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mjenv.outputs import atomic_write
+
 from .levels import level_legend, level_title
 from .protocol import N_SEATS, HandRecord
 
@@ -257,7 +259,8 @@ class ArenaResult:
         ax.set_title(f"{self.game} ({self.setting}) {self.mode} duplicate, {self.deals} deals, "
                      f"seed {self.seed}: 95% t bands", fontsize=10)
         ax.legend()
-        fig.savefig(path, format="png")
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, format="png")
 
 
 def _nan_to_none(obj: Any) -> Any:

@@ -70,10 +70,10 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
     if engine == "vector" and log_dir is not None:
         raise ValueError("replay logs (log_dir) need the Python game: use engine 'aec' to write them")
     raw = aec.make_env(game, env_options)  # fails fast on bad options, before any worker starts
-    if log_dir is not None:
-        aec.check_log_dir(log_dir)
     for spec in agents:
         load_policy(spec, game)
+    if log_dir is not None:  # made once everything else is known good
+        aec.check_log_dir(log_dir)
     # as_dict leaves out the option groups that are off (escape, bankroll): results written
     # before those options existed still pair with new ones (mjenv compare).
     rules = as_dict(raw.rules) if dataclasses.is_dataclass(raw.rules) else {}

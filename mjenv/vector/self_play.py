@@ -4,31 +4,45 @@ rewards credited to its own decisions, so that a learner in any toolkit needs no
 =====================  ======================================================================
 Make                   ``SelfPlayVectorEnv(game, num_envs, *, num_threads=1,
                        final_observations=False, **options)`` (``options``: the AEC env's,
-                       ``illegal_action`` and ``observation_dtype`` included)
+                       ``match_hands``, ``illegal_action``, ``illegal_reward`` and
+                       ``observation_dtype`` included)
 Observation            ``(N, *obs_shape)``: the view of the seat to act at each table
                        (``info["seat"]``), float32 or uint8 (``observation_dtype``)
 Action                 int ``(N,)``: one action per table, for its seat to act
 Action mask            ``action_masks()`` int8 ``(N, A)``, also ``info["action_mask"]``
 Reward                 float32 ``(N,)``: the bean change of the seat to act since its previous
-                       decision in the hand (at its first decision: since the hand began)
-Episode end            ``terminated[i]``, same-step autoreset (``autoreset_mode``, in
-                       ``metadata`` too): ``obs[i]`` is the next episode's first decision; where
-                       ``info["_final"]``: ``info["final_rewards"]`` float32 ``(N, 4)``, each
-                       seat's bean change since its last decision (credit it to that decision),
-                       ``info["beans"]`` the episode's bean table, ``end_reason``, ``won``; with
-                       ``final_observations``, ``info["final_obs"][i]``: the four seats' views
+                       decision in the episode (at its first decision: since the episode began)
+Episode end            ``terminated[i]`` (never truncated); an episode is a hand, or
+                       ``match_hands`` hands; same-step autoreset (``autoreset_mode``, in
+                       ``metadata`` too): ``obs[i]`` is the next episode's first decision, its
+                       reward 0. On a step where some table ended (``info["_final"]`` marks
+                       which): ``info["final_rewards"]`` float32 ``(N, 4)``, each seat's bean
+                       change since its last decision (credit it to that decision; 0 at the
+                       other tables), ``info["beans"]`` the episode's bean table,
+                       ``end_reason``, ``won``; with ``final_observations``,
+                       ``info["final_obs"][i]``: the four seats' views
 =====================  ======================================================================
 
 **Crediting.** Follow one seat of one table through an episode: the reward that comes with its
 decision ``d_k`` (``k >= 1``) belongs to ``d_{k-1}``, and ``final_rewards`` to its last decision.
 Every bean is paid once: for each table and episode, the rewards returned with a seat's
-decisions plus its ``final_rewards`` sum to its ``beans``. A seat that is never asked in a hand
-(a Joy Mahjong hand won on the dealer's first discard) receives its beans in ``final_rewards``
-only. The reward that comes with a seat's first decision of a hand is what it received before
-deciding anything: 0 in both games unless an escape paid it; count it with that first decision
-(``train.vector_rollout`` does the same).
+decisions plus its ``final_rewards`` sum to its ``beans``. A seat that is never asked in an
+episode (a Joy Mahjong hand won on the dealer's first discard) receives its beans in
+``final_rewards`` only. The reward that comes with a seat's first decision is what it received
+before deciding anything: count it with that first decision, as ``train.vector_rollout``'s
+``Crediting`` does (it is 0 unless beans moved before the seat first decided; the blood battle
+asks every seat its void suit first, and in random play of both games it was always 0). With
+``match_hands`` > 1 the crediting runs over the whole episode: a seat's last decision of one hand
+is credited with what the seat receives up to its first decision of the next. This is exactly
+the trainer's crediting (``tests/test_vector_self_play.py`` compares the two on the same games).
 
-Version history: v0 (mjenv 0.1.0): first release.
+**Illegal actions** (``illegal_action``) as in :func:`mjenv.vector.make`: ``info["illegal_action"]``
+(on steps with one) flags the tables. With ``"terminate"`` the offender's ``illegal_reward``
+comes in its ``final_rewards`` while ``beans`` leaves it out (as the AEC env's infos), so that
+seat's rewards sum to its beans plus the penalty.
+
+Version history: v0 (mjenv 0.1.0): first release; the reference corrected: crediting runs over
+the episode (``match_hands``), the penalty of ``illegal_action="terminate"``.
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from . import make
@@ -49,11 +64,18 @@ class SelfPlayVectorEnv:
 
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, num_threads: int = 1,
                  final_observations: bool = False, **options: Any) -> None:
+        if "copy" in options:  # the view hands out fresh arrays: the engine must copy its buffers
+            raise ValueError("SelfPlayVectorEnv takes no copy option: its observations are always fresh arrays")
         self.venv = make(game, num_envs, num_threads=num_threads, copy=True,
                          final_observations=final_observations, **options)
         self.game, self.num_envs = game, self.venv.num_envs
         self.single_observation_space = self.venv.single_observation_space["observation"]
         self.single_action_space = self.venv.single_action_space
+        single = self.single_observation_space
+        n = self.num_envs
+        self.observation_space = spaces.Box(np.broadcast_to(single.low, (n, *single.shape)),
+                                            np.broadcast_to(single.high, (n, *single.shape)), dtype=single.dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
         self._unpaid = np.zeros((self.num_envs, 4), dtype=np.float64)  # bean changes not yet returned
         self._all = np.arange(self.num_envs)
         self._masks: np.ndarray | None = None
@@ -63,7 +85,7 @@ class SelfPlayVectorEnv:
         obs, info = self.venv.reset(seed=seed, options=options)
         self._unpaid[:] = 0
         self._masks = obs["action_mask"]
-        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"]}
+        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"].copy()}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One action per table for its seat to act; the next seats to act and their rewards."""
@@ -79,7 +101,7 @@ class SelfPlayVectorEnv:
         reward = self._unpaid[self._all, seat].astype(np.float32)
         self._unpaid[self._all, seat] = 0
         self._masks = obs["action_mask"]
-        out.update(seat=seat, action_mask=obs["action_mask"])
+        out.update(seat=seat, action_mask=obs["action_mask"].copy())  # the caller's own, as action_masks()
         return obs["observation"], reward, terminated, truncated, out
 
     def action_masks(self) -> np.ndarray:
