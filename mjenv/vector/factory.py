@@ -1,36 +1,13 @@
-"""``mjenv.vector``: compiled batched engines, step for step the same game as the AEC envs.
-
-``make(game, num_envs, *, num_threads=1, **options)`` returns a :class:`VectorEnv` of
-``num_envs`` tables played in lockstep (every seat's rewards; the engine-level API of the arena
-and the trainer); :class:`SelfPlayVectorEnv` is its view for parameter-shared self-play (the seat
-to act and the rewards credited to it). The single-seat Gymnasium view is
-:class:`mjenv.integrations.gymnasium.SingleSeatVectorEnv`. See ``docs/vector.md``.
-"""
+"""``make``: a batched env of a game on its compiled backend, after checking the arguments and the memory."""
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .. import games
-from .backend import Backend
-from .cache import drop_stale_cache
-from .sampling import random_actions
-
-
-def _drop_stale_cache() -> None:
-    """Drop this package's numba cache when its sources changed (see :mod:`.cache`)."""
-    root = Path(__file__).parent
-    # The package, and the reference modules whose constants (layouts, plane offsets) it compiles in.
-    drop_stale_cache(root, [*sorted(root.rglob("*.py")), root.parent / "actions.py", root.parent / "encoding.py"])
-
-
-_drop_stale_cache()
-
-__all__ = ["Backend", "SelfPlayVectorEnv", "make", "random_actions"]
 
 
 def _backend_class(game: str) -> type:
@@ -84,12 +61,3 @@ def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, f
     _check_memory(game, num_envs)
     backend = _backend_class(game)(num_envs, **options)
     return VectorEnv(backend, num_threads=num_threads, copy=bool(copy), final_observations=bool(final_observations))
-
-
-def __getattr__(name: str) -> Any:
-    """``SelfPlayVectorEnv`` on first use."""
-    if name == "SelfPlayVectorEnv":
-        from .self_play import SelfPlayVectorEnv
-
-        return SelfPlayVectorEnv
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
