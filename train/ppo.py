@@ -73,7 +73,8 @@ from mjenv.outputs import atomic_write
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
 from .pool import OpponentPool
-from .rollout import LEARNER, Rollout, all_weights, make_env, policy_weights
+from .records import LEARNER, Rollout
+from .rollout import all_weights, make_env, policy_weights
 
 RESUME_KEYS = ("optimizer", "pool", "update", "global_step", "hands", "demonstrations", "elapsed_s")
 """What a checkpoint needs besides the weights to continue its run."""
