@@ -22,7 +22,6 @@ import numpy as np
 from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
 from mjenv.rules.shapes import group_targets
-from mjenv.tiles import N_SUIT_KINDS
 
 if BloodBattleObserver.version != 0:  # the plane blocks read below are those of encoder v0
     raise ImportError(f"agents.features decodes encoder v0, not v{BloodBattleObserver.version}")

@@ -32,12 +32,13 @@ from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
 from mjenv.rules.sichuan import WinContext, score_win
+from mjenv.tiles import N_SUIT_KINDS
 
 from .base import batch_arrays
 from .compiled import features as compiled_features
 from .compiled import heuristic as compiled
 from .compiled.heuristic import SEVEN_PAIRS_WEIGHT
-from .features import N_SUIT_KINDS, BloodBattleView, HandEval, bits, decode
+from .features import BloodBattleView, HandEval, bits, decode
 
 SUPPORTED_GAMES = ("blood_battle",)
 _PLAIN = WinContext()

@@ -35,12 +35,13 @@ import numpy as np
 
 from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver
+from mjenv.tiles import N_SUIT_KINDS
 
 from .compiled import features as compiled_features
 from .compiled import heuristic as compiled_heuristic
 from .compiled import lookahead as compiled
 from .compiled.lookahead import LOOKAHEAD_PLANES
-from .features import N_SUIT_KINDS, HandEval, bits, decode
+from .features import HandEval, bits, decode
 from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, toitoi_leaning, win_points
 DEFAULT_RULES = BloodBattleRules()
 
