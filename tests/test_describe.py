@@ -11,6 +11,7 @@ import pytest
 
 from mjenv import blood_battle_v0, joy_mahjong_v0, tiles
 from mjenv.describe import describe_observation
+from mjenv.games import GAME_NAMES
 from mjenv.observation_docs import observation_docs
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "observations.md"
@@ -150,7 +151,7 @@ def test_pettingzoo_checkers_raise_no_warnings_of_ours(module) -> None:
     assert module.raw_env.metadata["render_fps"] > 0
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_gymnasium_checker_raises_no_warnings(game: str) -> None:
     import gymnasium
     from gymnasium.utils.env_checker import check_env

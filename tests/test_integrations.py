@@ -5,6 +5,7 @@ The toolkits come from the extra ``integrations``; the imports are plain so that
 without them fails here instead of skipping.
 """
 
+import importlib
 import re
 from pathlib import Path
 
@@ -13,11 +14,11 @@ import pettingzoo
 import pytest
 import torch
 
-from mjenv import blood_battle_v0, joy_mahjong_v0
+from mjenv import blood_battle_v0, games
 from mjenv.engine.core import IllegalActionError
 from mjenv.integrations.gymnasium import SingleSeatEnv
 
-GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
+GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 

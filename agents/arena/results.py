@@ -39,6 +39,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mjenv import games
 from mjenv.outputs import atomic_write
 
 from .levels import level_legend, level_title
@@ -203,8 +204,9 @@ class ArenaResult:
     @property
     def setting(self) -> str:
         """The rules in a few words: the preset (Joy Mahjong: the room) and the options given."""
-        first = f"room {self.rules.get('room')}" if self.game == "joy_mahjong" else f"preset {self.preset}"
-        rest = [f"{k}={v}" for k, v in self.env_options.items() if k not in ("preset", "room")]
+        table = games.game(self.game)
+        first = f"{table.variant_option} {table.variant(self.preset, self.rules)}"
+        rest = [f"{k}={v}" for k, v in self.env_options.items() if k not in ("preset", table.variant_option)]
         return ", ".join([first, *rest])
 
     def format_table(self) -> str:
