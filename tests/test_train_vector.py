@@ -19,7 +19,7 @@ from train.rollout import BASELINE, LEARNER, RolloutWorker, all_weights, credit_
 from train.ppo import duplicate_advantages
 from train.vector_rollout import Crediting
 
-from test_train import fresh_net, tiny
+from train_support import fresh_net, tiny
 
 GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 
