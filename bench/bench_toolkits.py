@@ -26,6 +26,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 TOOLKITS = ("gymnasium", "sb3", "torchrl", "rllib", "pettingzoo", "selfplay")
 
 
+def counterpart(compiled: dict, rows: list[dict]) -> dict | None:
+    """The same toolkit's AEC row with the same opponents (the notes' first field), else its first."""
+    aec = [x for x in rows if x["toolkit"] == compiled["toolkit"] and x["engine"] == "aec"]
+    setting = compiled["notes"].split(";")[0]
+    same = [x for x in aec if x["notes"].split(";")[0] == setting]
+    return (same or aec or [None])[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--toolkits", nargs="+", default=list(TOOLKITS), choices=TOOLKITS)
@@ -45,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     print("| toolkit | path | engine | steps/s | vs the toolkit's AEC path | notes |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        aec = [x["steps_per_s"] for x in rows if x["toolkit"] == r["toolkit"] and x["engine"] == "aec"]
-        ratio = f"{r['steps_per_s'] / aec[0]:.1f}×" if aec and r["engine"] == "compiled" else ""
+        ratio = ""
+        if r["engine"] == "compiled":
+            aec = counterpart(r, rows)
+            ratio = f"{r['steps_per_s'] / aec['steps_per_s']:.1f}×" if aec else ""
         print(f"| {r['toolkit']} | {r['path']} | {r['engine']} | {r['steps_per_s']:,.0f} | {ratio} | {r['notes']} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

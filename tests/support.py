@@ -30,6 +30,17 @@ Script = list[tuple[int, int]]
 # ---------------------------------------------------------------------------- random play on the raw env
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Keep torch to one core (CI machines have two); autouse where a test module imports it."""
+    import torch  # only the toolkit tests need it
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def eager_claims(layout: ActionLayout) -> tuple[int, ...]:
     """What eager play takes first when legal: 胡, 抢杠, 直杠, and in a game with 吃 also 碰 and 吃."""
     claims = (layout.HU, layout.ROB_KONG, layout.DIRECT_KONG)

@@ -262,6 +262,31 @@ def test_opponents_by_name_list_and_mixture():
     np.testing.assert_array_equal(again.opponents.lineup, mixed.opponents.lineup)
 
 
+def test_set_opponents_replaces_them_between_steps():
+    calls = []
+
+    def recording(observations, masks):
+        calls.append(len(masks))
+        return masks.argmax(axis=1)
+
+    env = SingleSeatVectorEnv("blood_battle", 32, opponents="random")
+    env.reset(seed=5)
+    before = env.opponents
+    with pytest.raises(ValueError, match="unknown policy"):
+        env.set_opponents("no_such_policy")
+    assert env.opponents is before  # a bad spec changes nothing
+    mixture = Mixture({"heuristic": 1, recording: 1})
+    env.set_opponents(mixture)
+    fresh = SingleSeatVectorEnv("blood_battle", 32, opponents=mixture)
+    fresh.reset(seed=5)
+    np.testing.assert_array_equal(env.opponents.lineup, fresh.opponents.lineup)  # drawn from the hands' seeds
+    assert set(np.unique(env.opponents.lineup)) == {0, 1}
+    calls.clear()
+    for _ in range(5):
+        env.step(env.action_masks().argmax(axis=1))
+    assert calls  # the new opponents play
+
+
 def test_frozen_network_opponents_follow_the_updates_they_are_given():
     import torch
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pettingzoo
 import pytest
-import torch
 
 from mjenv import blood_battle_v0, games
 from mjenv.engine.core import IllegalActionError
 from mjenv.integrations.gymnasium import SingleSeatEnv
+from support import one_torch_thread  # noqa: F401  (autouse: torch on one core)
 
 GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
@@ -29,15 +29,6 @@ def _run_doc_block(code, capsys):
     exec(compile(code, f"docs/integrations.md block {DOC_BLOCKS.index(code)}", "exec"), namespace)
     assert capsys.readouterr().out.strip()
     return namespace
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Keep the toolkits to one core (CI machines have two)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 # ---------------------------------------------------------------- docs/integrations.md

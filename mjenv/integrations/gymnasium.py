@@ -49,7 +49,8 @@ and the rewards still sum to ``beans``.
 paths, policy objects whose ``act_batch`` is called once per engine step over all tables, batched
 callables, a :class:`~mjenv.integrations.opponents.Mixture` per table, or
 :class:`~mjenv.integrations.opponents.FrozenNetwork` copies of a network the caller trains).
-``seat``: 0-3, or ``"random"``: drawn per episode and table from the episode's seed
+``set_opponents(spec)`` replaces them between steps (a curriculum; self-play against a learner built
+after the env). ``seat``: 0-3, or ``"random"``: drawn per episode and table from the episode's seed
 (``info["seat"]`` says which). An opponent's action is checked strictly: an illegal one raises
 ``IllegalActionError`` naming the opponent; the env then refuses to step until ``reset``.
 
@@ -227,6 +228,13 @@ class SingleSeatVectorEnv(VectorEnv):
         masks = self.venv.backend.mask.copy()
         masks[self._autoreset] = 1
         return masks
+
+    def set_opponents(self, opponents: Any) -> None:
+        """New opponents (any ``opponents`` spec), from their next decision on; a mixture draws
+        the current hands' lineups from their seeds. A bad spec raises and changes nothing."""
+        lineups = Lineups(opponents, self.game, self.num_envs)
+        lineups.draw(self._all, self.venv._hand_seed)
+        self.opponents = lineups
 
     def close_extras(self, **kwargs: Any) -> None:
         if hasattr(self, "venv"):  # gymnasium closes in __del__, also after a failed __init__
