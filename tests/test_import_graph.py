@@ -1,5 +1,5 @@
 """The import graph of mjenv/, agents/ and train/: no circle between modules, and imports only go
-down the layers below (DESIGN.md §2; docs/layout.md).
+down the layers below (docs/layout.md).
 
 Every import statement counts, at module level or inside a function, under ``if TYPE_CHECKING``
 too; relative imports are resolved. ``from package import name`` is an import of the submodule
@@ -56,7 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 A pattern names a module, or with ``.*`` a package and everything in it; the longest match wins."""
 
 NO_TORCH_BELOW = "policies"
-"""mjenv never imports torch (DESIGN.md §2): neither does anything below the policies."""
+"""mjenv never imports torch (docs/layout.md): neither does anything below the policies."""
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
