@@ -660,17 +660,17 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
             # Its own event folder: a resume in the PPO phase purges PPO steps only, not these.
             bc_writer = SummaryWriter(str(run_dir / "imitation"),
                                       purge_step=learner.demonstrations + 1 if resume is not None else None)
-            demonstrations = functools.partial(imitation_request, net=learner.net)
+            request = functools.partial(imitation_request, net=learner.net)  # the teacher's demonstrations
             while learner.demonstrations < cfg.imitation_decisions:
                 learner.update += 1
                 t0 = time.perf_counter()
-                rollout = learner.rollouts(workers, demonstrations)
+                rollout = learner.rollouts(workers, request)
                 t1 = time.perf_counter()
                 phases["rollout"] += t1 - t0
                 learner.demonstrations += len(rollout.action)
                 done = learner.demonstrations >= cfg.imitation_decisions
                 if cfg.overlap and not done:  # the teacher's next hands do not depend on the weights
-                    learner.play_ahead(workers, demonstrations)
+                    learner.play_ahead(workers, request)
                 losses = imitation_step(learner, rollout, cfg, device)
                 phases["update"] += time.perf_counter() - t1
                 learner.elapsed_s += time.perf_counter() - t0
@@ -690,7 +690,7 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         bar = tqdm(total=cfg.total_decisions, initial=min(learner.global_step, cfg.total_decisions), unit="dec",
                    disable=not cfg.progress, dynamic_ncols=True, desc="ppo")
         session_start, session_step0 = time.perf_counter(), learner.global_step
-        hands = functools.partial(rollout_request, net=learner.net, pool=learner.pool)
+        request = functools.partial(rollout_request, net=learner.net, pool=learner.pool)
         while learner.global_step < cfg.total_decisions:
             learner.update += 1
             t0 = time.perf_counter()
@@ -698,14 +698,14 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
                 learner.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (
                     1.0 - learner.global_step / cfg.total_decisions)
             # Rollouts: whole hands, the learning policy in >= 1 seat, pool snapshots elsewhere
-            rollout = learner.rollouts(workers, hands)
+            rollout = learner.rollouts(workers, request)
             t1 = time.perf_counter()
             phases["rollout"] += t1 - t0
             learner.global_step += len(rollout.action)
             learner.hands += len(rollout.hands)
             learner.pool.record(rollout.hands)
             if cfg.overlap and learner.global_step < cfg.total_decisions:
-                learner.play_ahead(workers, hands)
+                learner.play_ahead(workers, request)
             # Advantages and the PPO update
             losses, returns = ppo_step(learner, rollout, cfg, device)
             update_seconds = time.perf_counter() - t1
