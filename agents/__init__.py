@@ -1,4 +1,6 @@
-"""Agents for mjenv: the Policy protocol, baselines, and the duplicate-format arena.
+"""Agents for mjenv: the Policy protocol, the baselines and the trained policies, by name.
+
+The duplicate-format arena that evaluates them is the wing :mod:`agents.arena` (``mjenv eval``).
 
 ``load_policy("random")``, ``load_policy("heuristic")``, or a Policy object / callable.
 """

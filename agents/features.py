@@ -23,7 +23,6 @@ from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
 from mjenv.rules.shapes import group_targets
 
-N_SUIT_KINDS = 27
 if BloodBattleObserver.version != 0:  # the plane blocks read below are those of encoder v0
     raise ImportError(f"agents.features decodes encoder v0, not v{BloodBattleObserver.version}")
 _V = {name: sl.start for name, sl in BloodBattleObserver.views.items()}

@@ -32,13 +32,15 @@ from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
 from mjenv.rules.sichuan import WinContext, score_win
+from mjenv.tiles import N_SUIT_KINDS
 
-from .base import Policy, batch_arrays
-from .features import N_SUIT_KINDS, BloodBattleView, HandEval, bits, decode
-from .registry import register_policy
+from .base import batch_arrays
+from .compiled import features as compiled_features
+from .compiled import heuristic as compiled
+from .compiled.heuristic import SEVEN_PAIRS_WEIGHT
+from .features import BloodBattleView, HandEval, bits, decode
 
 SUPPORTED_GAMES = ("blood_battle",)
-SEVEN_PAIRS_WEIGHT = 2.0  # a 七对 path draw counts this many plain draws (3 fan vs 1, but slower)
 _PLAIN = WinContext()
 
 
@@ -89,13 +91,9 @@ class HeuristicPolicy:
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
         """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
-        # Imported here: numba loads only when a batch is asked for (and the compiled module
-        # imports this one).
-        from .compiled import features, heuristic
-
         obs, masks = batch_arrays(observations, action_masks, (BloodBattleObserver.planes, N_SUIT_KINDS),
                                   L.n, self.game)
-        return heuristic.act_batch(obs, masks, features.suit_table(), heuristic.scoring(self.rules))
+        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled.scoring(self.rules))
 
     # ------------------------------------------------------------------ 定缺
 
@@ -296,15 +294,3 @@ def danger(view: BloodBattleView, threats: list[Threat], k: int) -> float:
             d *= 0.8
         total += level * d
     return total
-
-
-def _heuristic_for(game: str) -> Policy:
-    """The heuristic baseline of ``game`` (Joy Mahjong's lives in ``agents.heuristic_joy``)."""
-    if game == "joy_mahjong":
-        from .heuristic_joy import JoyHeuristicPolicy
-
-        return JoyHeuristicPolicy()
-    return HeuristicPolicy(game)
-
-
-register_policy("heuristic", _heuristic_for)

@@ -31,6 +31,8 @@ from mjenv.encoding import JoyMahjongObserver
 from mjenv.rules.shapes import regular_gap
 
 from .base import batch_arrays
+from .compiled import features as compiled_features
+from .compiled import heuristic_joy as compiled
 
 N_KINDS = 34
 if JoyMahjongObserver.version != 0:  # the planes read below are those of encoder v0
@@ -123,11 +125,9 @@ class JoyHeuristicPolicy:
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
         """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
-        from .compiled import features, heuristic_joy  # numba loads only when a batch is asked for
-
         obs, masks = batch_arrays(observations, action_masks, (JoyMahjongObserver.planes, N_KINDS),
                                   L.n, "joy_mahjong")
-        return heuristic_joy.act_batch(obs, masks, features.suit_table(), features.honour_table())
+        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled_features.honour_table())
 
     # ------------------------------------------------------------------ own turn
 

@@ -35,11 +35,14 @@ import numpy as np
 
 from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver
+from mjenv.tiles import N_SUIT_KINDS
 
-from .features import N_SUIT_KINDS, HandEval, bits, decode
+from .compiled import features as compiled_features
+from .compiled import heuristic as compiled_heuristic
+from .compiled import lookahead as compiled
+from .compiled.lookahead import LOOKAHEAD_PLANES
+from .features import HandEval, bits, decode
 from .heuristic import SEVEN_PAIRS_WEIGHT, danger, flush_suit, threats, toitoi_leaning, win_points
-
-LOOKAHEAD_PLANES = 14
 DEFAULT_RULES = BloodBattleRules()
 
 
@@ -123,12 +126,10 @@ def _void_planes(out: np.ndarray, hand: list[int], unseen: list[int]) -> None:
 def with_lookahead(observations: np.ndarray, rules: BloodBattleRules | None = None) -> np.ndarray:
     """A batch of observations ``(N, P, 27)`` with the look-ahead planes (waits valued with ``rules``)
     stacked under each; computed by the compiled copy of :func:`lookahead`, which gives the same planes."""
-    # Imported here: the compiled module imports this one.
-    from .compiled import features, heuristic, lookahead as compiled
-
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     if obs.ndim != 3 or obs.shape[1:] != (BloodBattleObserver.planes, N_SUIT_KINDS):
         raise ValueError(f"with_lookahead needs blood-battle observations of shape "
                          f"(N, {BloodBattleObserver.planes}, {N_SUIT_KINDS}), got {obs.shape}")
-    planes = compiled.lookahead_batch(obs, features.suit_table(), heuristic.scoring(rules or DEFAULT_RULES))
+    planes = compiled.lookahead_batch(obs, compiled_features.suit_table(),
+                                      compiled_heuristic.scoring(rules or DEFAULT_RULES))
     return np.concatenate([obs, planes], axis=1)

@@ -36,9 +36,11 @@ import numpy as np
 
 from mjenv.encoding import JoyMahjongObserver
 
+from .compiled import features as compiled_features
+from .compiled import lookahead_joy as compiled
+from .compiled.lookahead_joy import JOY_LOOKAHEAD_PLANES
 from .heuristic_joy import N_KINDS, JoyHeuristicPolicy, JoyView, _near, _tile_order, distance
 
-JOY_LOOKAHEAD_PLANES = 15
 _V = {name: sl.start for name, sl in JoyMahjongObserver.views.items()}
 _HEURISTIC = JoyHeuristicPolicy()
 TILE_ORDER = np.array([_tile_order(k) / 6 for k in range(N_KINDS)], dtype=np.float32)
@@ -124,11 +126,10 @@ def _claim_planes(out: np.ndarray, view: JoyView, now: int) -> None:
 def with_lookahead_joy(observations: np.ndarray) -> np.ndarray:
     """A batch of Joy observations ``(N, P, 34)`` with the look-ahead planes stacked under each;
     computed by the compiled copy of :func:`lookahead_joy`, which gives the same planes."""
-    from .compiled import features, lookahead_joy as compiled  # numba loads only when asked
-
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     if obs.ndim != 3 or obs.shape[1:] != (JoyMahjongObserver.planes, N_KINDS):
         raise ValueError(f"with_lookahead_joy needs Joy Mahjong observations of shape "
                          f"(N, {JoyMahjongObserver.planes}, {N_KINDS}), got {obs.shape}")
-    planes = compiled.lookahead_batch(obs, features.suit_table(), features.honour_table(), TILE_ORDER)
+    planes = compiled.lookahead_batch(obs, compiled_features.suit_table(), compiled_features.honour_table(),
+                                      TILE_ORDER)
     return np.concatenate([obs, planes], axis=1)

@@ -41,9 +41,20 @@ def _shipped_policy(game: str, name: str = "ppo") -> Policy:
     return NeuralPolicy.load(SHIPPED_CHECKPOINTS[key], name=name)
 
 
-# name -> factory(game) ; filled by the modules that define baselines.
+def _heuristic(game: str) -> Policy:
+    """The heuristic baseline of ``game``: :class:`agents.heuristic_joy.JoyHeuristicPolicy` for Joy
+    Mahjong, else :class:`agents.heuristic.HeuristicPolicy` (which refuses a game it does not play)."""
+    # Imported on first use: the heuristics load numba and their compiled kernels.
+    from .heuristic import HeuristicPolicy
+    from .heuristic_joy import JoyHeuristicPolicy
+
+    return JoyHeuristicPolicy() if game == "joy_mahjong" else HeuristicPolicy(game)
+
+
+# name -> factory(game): the built-in policies, and those added with register_policy.
 _FACTORIES: dict[str, Callable[[str], Policy]] = {
     "random": lambda game: RandomPolicy(),
+    "heuristic": _heuristic,
     "ppo": _shipped_policy,
     **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},
 }
@@ -56,7 +67,6 @@ def register_policy(name: str, factory: Callable[[str], Policy]) -> None:
 
 def policy_names() -> list[str]:
     """Names ``load_policy`` accepts (besides objects and callables)."""
-    _load_builtin()
     return sorted(_FACTORIES)
 
 
@@ -74,11 +84,6 @@ class _CallablePolicy:
         return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
 
 
-def _load_builtin() -> None:
-    """Import the modules that register the built-in baselines."""
-    from . import heuristic  # noqa: F401  (registers "heuristic")
-
-
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     """A policy from a name (``random``, ``heuristic``, ``ppo`` = the game's shipped trained policy, or a
     shipped checkpoint's name such as ``blood_battle_qq``: SHIPPED_CHECKPOINTS), a trainer
@@ -90,7 +95,6 @@ def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
 
         return NeuralPolicy.load(spec)
     if isinstance(spec, str):
-        _load_builtin()
         if spec in _FACTORIES:
             return _FACTORIES[spec](game)
         raise ValueError(f"unknown policy {spec!r}; use one of {policy_names()}")

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import mjenv.vector as mv
+from mjenv.games import GAME_NAMES
 from mjenv.vector import random_actions
 
 
@@ -68,7 +69,7 @@ def play_env(venv: mv.env.VectorEnv, steps: int, seed: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"])
+    parser.add_argument("--game", default="blood_battle", choices=GAME_NAMES)
     parser.add_argument("--tables", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)

@@ -19,6 +19,8 @@ import platform
 import sys
 import time
 
+from mjenv.games import GAME_NAMES
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TOOLKITS = ("gymnasium", "sb3", "torchrl", "rllib", "pettingzoo", "selfplay")
@@ -35,7 +37,7 @@ def counterpart(compiled: dict, rows: list[dict]) -> dict | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--toolkits", nargs="+", default=list(TOOLKITS), choices=TOOLKITS)
-    parser.add_argument("--game", default="blood_battle", choices=("blood_battle", "joy_mahjong"))
+    parser.add_argument("--game", default="blood_battle", choices=GAME_NAMES)
     parser.add_argument("--quick", action="store_true", help="few, short repeats (a smoke test)")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)

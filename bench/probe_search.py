@@ -38,6 +38,7 @@ from agents.compiled import features as cf
 from agents.compiled.search import (MAX_DISCARDS, SHANTEN_COLS, WORLDS, action_values, context,
                                     shanten_counts)
 from agents.heuristic import HeuristicPolicy
+from mjenv.games import GAME_NAMES
 from mjenv.vector.engine import blood_battle as eng
 from train.distill import Teacher, teacher
 
@@ -127,7 +128,7 @@ def _chunk(args: tuple) -> tuple[np.ndarray, int, int]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--game", default="blood_battle", choices=("blood_battle", "joy_mahjong"))
+    p.add_argument("--game", default="blood_battle", choices=GAME_NAMES)
     p.add_argument("--preset", default="happy", choices=("happy", "qq"), help="blood battle preset")
     p.add_argument("--room", default="popular", help="Joy Mahjong room")
     p.add_argument("--deals", type=int, default=100)

@@ -19,11 +19,12 @@ __version__ = "0.1.0"
 __all__ = ["score", "__version__"]
 
 if hasattr(_pettingzoo, "register"):  # the registry exists from PettingZoo 1.27
-    for _name in ("blood_battle_v0", "joy_mahjong_v0"):
-        if f"mjenv/{_name}".replace("_v0", "-v0") not in _pettingzoo.aec_registry:
-            _pettingzoo.register("aec", f"mjenv/{_name}", entry_point=f"mjenv.{_name}:env")
-        if f"mjenv/{_name}".replace("_v0", "-v0") not in _pettingzoo.parallel_registry:
-            _pettingzoo.register("parallel", f"mjenv/{_name}", entry_point=f"mjenv.{_name}:parallel_env")
+    for _game in _games.GAMES.values():
+        _id = f"mjenv/{_game.env_name}".replace("_v0", "-v0")
+        if _id not in _pettingzoo.aec_registry:
+            _pettingzoo.register("aec", f"mjenv/{_game.env_name}", entry_point=f"{_game.env_module}:env")
+        if _id not in _pettingzoo.parallel_registry:
+            _pettingzoo.register("parallel", f"mjenv/{_game.env_name}", entry_point=f"{_game.env_module}:parallel_env")
 
 # The single-seat Gymnasium views (mjenv.integrations.gymnasium), by entry point: nothing imported.
 _VIEWS = "mjenv.integrations.gymnasium"

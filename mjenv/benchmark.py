@@ -7,7 +7,6 @@ installed, and the ratio printed. Not a timed test: numbers depend on the machin
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import json
 import statistics
@@ -17,6 +16,8 @@ import time
 from typing import Any, Callable
 
 import numpy as np
+
+from . import games
 
 
 def _play_mjenv(make: Callable[[], Any], decisions: int, seed: int) -> tuple[int, float]:
@@ -81,22 +82,18 @@ def decisions_per_second(players: dict[str, Callable[[int, int], tuple[int, floa
     return {name: statistics.median(v) for name, v in rates.items()}
 
 
-GAMES = {"blood_battle": ("blood_battle_v0", "preset", "happy"), "joy_mahjong": ("joy_mahjong_v0", "room", "popular")}
-"""game -> (env module, the option ``preset`` names, its default)."""
-
-
 def memory_per_env(n_envs: int = 1000, preset: str = "happy", game: str = "blood_battle") -> dict[str, float]:
     """RSS growth of ``n_envs`` live, reset ``raw_env`` instances, measured in a fresh process."""
-    module, option, _ = GAMES[game]
+    table = games.game(game)
     code = f"""
 import gc, json, resource, sys
 import psutil
-from mjenv import {module} as mod
+import {table.env_module} as mod
 p = psutil.Process()
 gc.collect(); before = p.memory_info().rss
 envs = []
 for i in range({n_envs}):
-    e = mod.raw_env({option}={preset!r}); e.reset(seed=i); e.observe(e.agent_selection); envs.append(e)
+    e = mod.raw_env({table.variant_option}={preset!r}); e.reset(seed=i); e.observe(e.agent_selection); envs.append(e)
 gc.collect(); after = p.memory_info().rss
 print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2**20}}))
 """
@@ -110,20 +107,17 @@ def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 
 
     ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first);
     ``progress``: report each run and the memory measurement on stderr."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
+    table = games.game(game)
     if not (isinstance(decisions, int) and decisions >= 1 and isinstance(repeats, int) and repeats >= 1):
         raise ValueError(f"decisions and repeats must be ints >= 1, got {decisions!r} and {repeats!r}")
-    module, option, default = GAMES[game]
-    mod = importlib.import_module(f"mjenv.{module}")
-    preset = default if preset is None else preset
-    kwargs = {option: preset}
-    mod.raw_env(**kwargs)  # a bad preset or room fails here, naming it, before any timing
+    kwargs = table.variant_options(preset)
+    preset = kwargs[table.variant_option]
+    table.raw_env(**kwargs)  # a bad preset or room fails here, naming it, before any timing
 
     result: dict[str, Any] = {"game": game, "preset": preset, "decisions": decisions, "repeats": repeats}
     players: dict[str, Callable[[int, int], tuple[int, float]]] = {
-        "raw_env": lambda n, s: _play_mjenv(lambda: mod.raw_env(**kwargs), n, s),
-        "env": lambda n, s: _play_mjenv(lambda: mod.env(**kwargs), n, s),
+        "raw_env": lambda n, s: _play_mjenv(lambda: table.raw_env(**kwargs), n, s),
+        "env": lambda n, s: _play_mjenv(lambda: table.env(**kwargs), n, s),
     }
     if importlib.util.find_spec("rlcard") is not None:
         players["rlcard_mahjong"] = _play_rlcard
@@ -253,15 +247,13 @@ def run_vector(game: str = "blood_battle", preset: str | None = None, num_envs: 
 
     import mjenv.vector as mv
 
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
+    table = games.game(game)
     for name, value in (("num_envs", num_envs), ("steps", steps), ("repeats", repeats)):
         if not (isinstance(value, int) and value >= 1):
             raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    _, option, default = GAMES[game]
-    options = {option: default if preset is None else preset}
+    options = table.variant_options(preset)
     envs = {t: mv.make(game, num_envs, num_threads=t, copy=False, **options) for t in (1, 2)}
-    result: dict[str, Any] = {"game": game, "preset": options[option], "num_envs": num_envs, "steps": steps,
+    result: dict[str, Any] = {"game": game, "preset": options[table.variant_option], "num_envs": num_envs, "steps": steps,
                               "repeats": repeats}
     bar = tqdm(total=1 + repeats + memory + 2 * compile_times, unit="phase", desc="bench --vector",
                disable=not progress)

@@ -14,7 +14,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from . import __version__
+from . import __version__, games
 from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
 from .scoring import score
 
@@ -123,7 +123,7 @@ def _run_score(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
         melds = " ".join(args.meld)
-        setting = args.room or args.preset or ("happy" if args.game == "blood_battle" else "popular")
+        setting = args.room or args.preset or games.game(args.game).variants[0]
         head = (f"{args.game} ({setting}): {args.hand}{' + ' + melds if melds else ''}, "
                 f"win {args.win_tile}")
         print(_score_table(result, head))
@@ -152,7 +152,7 @@ def _add_score_parser(sub: Any) -> None:
     p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
     p.add_argument("--void", choices=("m", "p", "s"), help="the void suit (定缺)")
     joy_flags = p.add_argument_group("joy_mahjong")
-    joy_flags.add_argument("--room", choices=("popular", "eight_fan", "no_fan"),
+    joy_flags.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                            help="room (J5): popular (default), eight_fan, no_fan")
     joy_flags.add_argument("--wild", metavar="TILE",
                            help="the wildcard 财神, e.g. 6m (J2); default none")
@@ -187,7 +187,7 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _add_demo_parser(sub: Any) -> None:
     p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
     p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the wall and the agents (>= 0)")
-    p.add_argument("--preset", default="happy", choices=["happy", "qq"])
+    p.add_argument("--preset", default="happy", choices=games.GAMES["blood_battle"].variants)
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--every", type=_non_negative_int, default=0,
                    help="also render the table every N decisions (0: only at the end)")
@@ -223,7 +223,7 @@ def _add_bench_parser(sub: Any) -> None:
     p = sub.add_parser("bench", help="decisions/s of the envs vs RLCard mahjong (extra 'bench')",
                        description="Random legal play, observation at every decision: median decisions/s "
                                    "of raw_env and env() and RLCard's mahjong, measured in the same run.")
-    p.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"],
+    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES,
                    help="game (default blood_battle)")
     p.add_argument("--preset", default=None,
                    help="blood_battle: the preset, happy (default) or qq; joy_mahjong: the room, "
@@ -306,7 +306,7 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--game", default="blood_battle", help="game: blood_battle (default) or joy_mahjong")
     p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy (default), qq; "
                                                   "joy_mahjong: standard)")
-    p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
+    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
                    help="2 or 4 policy names (default: heuristic random)")
@@ -333,7 +333,7 @@ def _add_eval_parser(sub: Any) -> None:
 
 def _run_compare(args: argparse.Namespace) -> int:
     """Handler of ``mjenv compare``: 0 compared, 2 unreadable or unpaired results."""
-    from agents.compare import compare, load_result  # lazily: mjenv never imports agents at module level
+    from agents.arena.compare import compare, load_result  # lazily: mjenv never imports agents at module level
 
     try:
         if args.out:
@@ -510,7 +510,7 @@ def _add_play_parser(sub: Any) -> None:
     p = sub.add_parser("play", help="play one seat in the terminal against agents",
                        description="Play one blood-battle or Joy Mahjong hand in the terminal. Enter an "
                                    "action's number; q or end of input quits. Exit status 2 on bad arguments.")
-    p.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"],
+    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES,
                    help="game (default blood_battle)")
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0-3 (default 0)")
     p.add_argument("--opponents", default="random",
@@ -518,7 +518,7 @@ def _add_play_parser(sub: Any) -> None:
     p.add_argument("--preset", default=None,
                    help="rule preset (blood_battle: happy (default), qq; joy_mahjong: standard)")
     p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic")
-    p.add_argument("--room", choices=["popular", "eight_fan", "no_fan"],
+    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--seed", type=int, default=None, help="wall and opponents' seed (default random)")
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")

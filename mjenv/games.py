@@ -8,6 +8,7 @@ engine and env module.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,23 @@ class Game:
     """The Gymnasium id of the single-seat view (``gymnasium.make`` / ``gymnasium.make_vec``)."""
     backend: str
     """``module:Class`` of the compiled batched backend (:mod:`mjenv.vector`)."""
+
+    @property
+    def env_name(self) -> str:
+        """The env module's own name (``blood_battle_v0``): its PettingZoo id is ``mjenv/<env_name>``."""
+        return self.env_module.rpartition(".")[2]
+
+    def variant_options(self, value: str | None = None) -> dict[str, str]:
+        """The env option that picks variant ``value`` (default: the first of :attr:`variants`), e.g.
+        ``{"room": "popular"}``."""
+        return {self.variant_option: self.variants[0] if value is None else value}
+
+    def variant(self, preset: str, rules: Any) -> str:
+        """The variant a table plays, from its preset and its rules (a rules object or its dict): the
+        preset, or the rule field the variant option sets (Joy Mahjong's ``room``)."""
+        if self.variant_option == "preset":
+            return preset
+        return rules[self.variant_option] if isinstance(rules, Mapping) else getattr(rules, self.variant_option)
 
     def raw_env(self, **options: Any) -> Any:
         """The unwrapped AEC env of this game with ``options``."""

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import blood_battle_v0, joy_mahjong_v0, tiles
+from . import games, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import ActionLayout
 from .engine.core import GameCore
@@ -24,8 +24,6 @@ from .render import SEAT_WINDS, render_table
 from .replay import describe_event
 
 QUIT_WORDS = ("q", "quit", "exit")
-GAMES = {"blood_battle": ("blood battle", "happy"), "joy_mahjong": ("Joy Mahjong", "standard")}
-"""Game name -> (title, default preset)."""
 
 
 @dataclass
@@ -176,26 +174,23 @@ def run_play(seat: int = 0, opponents: str | Sequence[Any] = "random", preset: s
     battle's ``happy`` (Joy Mahjong: ``standard``), as in every other command; ``seed`` None: a
     fresh one, printed so the hand can be played again; ``options`` go to the env (``mode``,
     ``room``, rule fields)."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
+    table = games.game(game)
     if not (isinstance(seat, int) and 0 <= seat < 4):
         raise ValueError(f"seat must be 0-3, got {seat!r}")
-    title, default_preset = GAMES[game]
-    preset = default_preset if preset is None else preset
+    preset = table.preset if preset is None else preset
     policies = _policies(opponents, seat, game)
     drawn_seed = seed is None
     if drawn_seed:
         seed = int(np.random.SeedSequence().generate_state(1)[0] >> 1)
-    module = blood_battle_v0 if game == "blood_battle" else joy_mahjong_v0
-    env = module.env(preset=preset, tile_style=tile_style, log_path=log_path, **options)
+    env = table.env(preset=preset, tile_style=tile_style, log_path=log_path, **options)
     env.reset(seed=seed)
     raw = env.unwrapped
     layout = raw.layout
     rng = np.random.default_rng(seed)  # the opponents' only randomness: a seed replays the game
     names = ", ".join(f"player_{s} {getattr(p, 'name', p)}" for s, p in policies.items())
-    setting = raw.rules.room if game == "joy_mahjong" else preset
+    setting = table.variant(preset, raw.rules)
     again = f" (drawn at random; --seed {seed} deals it again)" if drawn_seed else ""
-    print_fn(f"{title} ({setting}), seed {seed}{again}: you are player_{seat}; opponents {names}")
+    print_fn(f"{table.title} ({setting}), seed {seed}{again}: you are player_{seat}; opponents {names}")
     shown, decisions = 0, 0  # events printed so far; the person's decisions
     finished = True
     for agent in env.agent_iter():

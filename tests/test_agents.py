@@ -17,6 +17,7 @@ from mjenv.actions import BLOOD_BATTLE as L
 from mjenv.config import blood_battle_rules
 from mjenv.encoding import BloodBattleObserver
 from mjenv.engine.blood_battle import SUIT_TILES, BloodBattleGame, scripted_wall
+from mjenv.games import GAME_NAMES
 from mjenv.rules import shapes
 
 PRESETS = ["happy", "qq"]
@@ -165,7 +166,7 @@ def test_ppo_names_each_games_default_shipped_policy_and_names_check_the_game():
     from agents.registry import SHIPPED_CHECKPOINTS, SHIPPED_DEFAULT
 
     assert set(SHIPPED_DEFAULT.values()) <= set(SHIPPED_CHECKPOINTS)
-    for game in ("blood_battle", "joy_mahjong"):
+    for game in GAME_NAMES:
         ppo = load_policy("ppo", game=game)
         assert ppo.name == "ppo" and ppo.net.arch["game"] == game
     with pytest.raises(ValueError, match="no trained policy is shipped"):

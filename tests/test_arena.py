@@ -1,4 +1,4 @@
-"""Duplicate arena (agents/arena.py), level titles (agents/levels.py) and ``mjenv eval``."""
+"""Duplicate arena (agents/arena/), level titles (agents/arena/levels.py) and ``mjenv eval``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.arena import ArenaResult, lineup, run_arena, t_quantile_975
-from agents.levels import LEVEL_TABLES, level_title
+from agents.arena.levels import LEVEL_TABLES, level_title
 from mjenv.cli import main
 
 RAKE = 10

@@ -10,10 +10,11 @@ import pytest
 
 import agents.arena
 from agents.arena import deal_log_path, run_arena
+from agents.registry import SHIPPED_CHECKPOINTS
 from mjenv.cli import main
 from mjenv.demo import run_demo
 
-SHIPPED = Path(agents.arena.__file__).with_name("checkpoints") / "blood_battle_qq.pt"
+SHIPPED = SHIPPED_CHECKPOINTS["blood_battle_qq"]
 
 
 def _exit_code(argv: list[str]) -> int:

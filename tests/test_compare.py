@@ -1,4 +1,4 @@
-"""Paired comparison of two agents from arena results (agents/compare.py, ``mjenv compare``)."""
+"""Paired comparison of two agents from arena results (agents/arena/compare.py, ``mjenv compare``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.arena import run_arena, t_quantile_975
-from agents.compare import compare, load_result, seed_ranges
+from agents.arena.compare import compare, load_result, seed_ranges
 from mjenv.cli import main
 
 OPTIONS = {"preset": "qq"}

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from mjenv import blood_battle_v0, joy_mahjong_v0, tiles
-from mjenv.describe import describe_observation, observation_docs
+from mjenv.describe import describe_observation
+from mjenv.games import GAME_NAMES
+from mjenv.observation_docs import observation_docs
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "observations.md"
 MODULES = [blood_battle_v0, joy_mahjong_v0]
@@ -33,7 +35,7 @@ def play(env, seed: int, until: int | None = None):
 
 def test_docs_observations_is_generated_from_the_encoders() -> None:
     assert DOCS.read_text(encoding="utf-8") == observation_docs(), (
-        "docs/observations.md differs from the encoders: run python -m mjenv.describe > docs/observations.md")
+        "docs/observations.md differs from the encoders: run python -m mjenv.observation_docs > docs/observations.md")
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -149,7 +151,7 @@ def test_pettingzoo_checkers_raise_no_warnings_of_ours(module) -> None:
     assert module.raw_env.metadata["render_fps"] > 0
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_gymnasium_checker_raises_no_warnings(game: str) -> None:
     import gymnasium
     from gymnasium.utils.env_checker import check_env

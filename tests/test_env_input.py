@@ -2,6 +2,7 @@
 ``reset`` that validates before it touches anything, ``log_path`` checks and write failures,
 calls before ``reset``, and separate instances in threads."""
 
+import importlib
 import threading
 
 import numpy as np
@@ -9,11 +10,11 @@ import pytest
 from pettingzoo.test import api_test
 from pettingzoo.test.state_test import test_state as pettingzoo_state_test
 
-from mjenv import blood_battle_v0, joy_mahjong_v0
+from mjenv import games
 from mjenv.engine.core import IllegalActionError
 from mjenv.replay import read_log, verify_log
 
-GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
+GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 SCALE = {"blood_battle": 192.0, "joy_mahjong": 64.0}  # -illegal_reward by default: the bean scale
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.arena import run_arena
-from mjenv import benchmark, blood_battle_v0, replay
+from mjenv import benchmark, blood_battle_v0, games, replay
 from mjenv.cli import build_parser, main
 from mjenv.demo import run_demo
 from mjenv.play import run_play
@@ -70,7 +70,7 @@ def test_every_command_defaults_to_the_happy_preset(capsys: pytest.CaptureFixtur
         score(hand="11114444557799m", win_tile="9m", self_drawn=True, preset="qq").X
     assert main(["score", *hand]) == 0
     assert "blood_battle (happy)" in capsys.readouterr().out
-    assert benchmark.GAMES["blood_battle"][2] == "happy"
+    assert games.game("blood_battle").variant_options() == {"preset": "happy"}  # mjenv bench's default
     result = run_arena(agents=["random", "random"], deals=1, progress=False)
     assert result.format_table().startswith("blood_battle (preset happy) ·")
     assert run_arena(agents=["random", "random"], deals=1, progress=False,

@@ -11,9 +11,10 @@ import mjenv  # noqa: F401  (registers mjenv/SingleSeat-v0)
 from agents import RandomPolicy
 from mjenv import blood_battle_v0
 from mjenv.engine.core import IllegalActionError
+from mjenv.games import GAME_NAMES
 from mjenv.integrations.gymnasium import SingleSeatEnv
 
-GAMES = ["blood_battle", "joy_mahjong"]
+GAMES = list(GAME_NAMES)
 # Warnings check_env gives for every env with an unbounded Box, and for a render mode without fps.
 KNOWN_WARNINGS = ("infinity", "render fps")
 

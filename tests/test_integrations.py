@@ -6,6 +6,7 @@ The toolkits come from the extra ``integrations``; the imports are plain so that
 without them fails here instead of skipping.
 """
 
+import importlib
 import re
 from pathlib import Path
 
@@ -13,12 +14,12 @@ import numpy as np
 import pettingzoo
 import pytest
 
-from mjenv import blood_battle_v0, joy_mahjong_v0
+from mjenv import blood_battle_v0, games
 from mjenv.engine.core import IllegalActionError
 from mjenv.integrations.gymnasium import SingleSeatEnv
 from support import one_torch_thread  # noqa: F401  (autouse: torch on one core)
 
-GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
+GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 DOC = Path(__file__).resolve().parent.parent / "docs" / "integrations" / "aec.md"
 OVERVIEW = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)

@@ -9,7 +9,7 @@ import pytest
 
 from agents.arena import ArenaResult, run_arena
 from agents.base import RandomPolicy
-from agents.levels import level_title
+from agents.arena.levels import level_title
 from mjenv.cli import main
 
 RAKE = 5

@@ -8,6 +8,7 @@ import pytest
 
 from mjenv import blood_battle_v0, cli, tiles
 from mjenv.engine.blood_battle import scripted_wall, seeded_wall
+from mjenv.games import GAME_NAMES
 from mjenv.replay import LogFormatError, ReplayMismatch, iter_log, read_log, verify_log
 from support import (action_lines, check_no_log_without_log_path, check_scripted_wall_replay, cli_replay,
                      drop_line, edit_line, expect_log_error, finish_hand, header, line_indices, play_episode,
@@ -339,7 +340,7 @@ def _one_hand(tmp_path, raw_env, seed=4, **reset) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines(keepends=True)
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_an_edited_seed_is_a_mismatch(tmp_path, game):
     from mjenv import joy_mahjong_v0
 

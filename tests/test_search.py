@@ -15,7 +15,7 @@ from agents.compiled import heuristic as ch
 from agents.compiled import search
 from agents.heuristic import HeuristicPolicy
 from agents.registry import load_policy
-from agents.vector_arena import play_deals
+from agents.arena.vector import play_deals
 from mjenv.vector.encoding import blood_battle as enc
 from mjenv.vector.engine import blood_battle as eng
 from support import finish_vector_table

@@ -16,7 +16,7 @@ from train.config import TrainConfig, make_config
 from train.ppo import anchor_logprobs, gae, policy_copy, ppo_update, save_checkpoint, subsample_demos, to_batch, train
 from train.rollout import LEARNER, RolloutWorker, all_weights, relative_state, relative_state_index
 
-from test_train import STATE_PLANES, fresh_net, one_torch_thread, tiny  # noqa: F401  (the autouse fixture applies here too)
+from train_support import STATE_PLANES, fresh_net, one_torch_thread, tiny  # noqa: F401  (the autouse fixture applies here too)
 
 
 # ---------------------------------------------------------------- config

@@ -4,6 +4,7 @@ replays through the AEC env with the same observations, masks, rewards and credi
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -12,15 +13,15 @@ import torch
 
 from agents import load_policy
 from agents.neural import PolicyValueNet
-from mjenv import blood_battle_v0, joy_mahjong_v0
+from mjenv import blood_battle_v0, games
 from train.config import make_config
 from train.rollout import BASELINE, LEARNER, RolloutWorker, all_weights, credit_rewards, policy_weights
 from train.ppo import duplicate_advantages
 from train.vector_rollout import Crediting
 
-from test_train import fresh_net, tiny
+from train_support import fresh_net, tiny
 
-GAMES = {"blood_battle": blood_battle_v0, "joy_mahjong": joy_mahjong_v0}
+GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 
 
 def test_batched_crediting_equals_credit_rewards_per_hand() -> None:

@@ -1,4 +1,4 @@
-"""The duplicate arena on the compiled engine (agents/vector_arena.py) against the reference arena
+"""The duplicate arena on the compiled engine (agents/arena/vector.py) against the reference arena
 (``engine="aec"``), and what it needs from ``mjenv.vector``: per-table seeds, the hands' wins."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents.vector_arena
+import agents.arena.vector
 import mjenv.vector as mv
 from agents.arena import ArenaResult, run_arena
 from agents.base import RandomPolicy
@@ -59,10 +59,10 @@ def test_a_random_policy_keeps_its_per_seat_generators_in_the_batched_arena() ->
 
 def test_the_records_do_not_depend_on_how_many_tables_share_an_env(monkeypatch: pytest.MonkeyPatch) -> None:
     whole = run_arena(agents=["heuristic", "random"], deals=6, seed=2, progress=False)
-    monkeypatch.setattr(agents.vector_arena, "TABLES_PER_ENV", 8)  # deals played two at a time
+    monkeypatch.setattr(agents.arena.vector, "TABLES_PER_ENV", 8)  # deals played two at a time
     told: list[int] = []
     policies = [load_policy("heuristic"), RandomPolicy()]
-    pieces = agents.vector_arena.play_deals("blood_battle", policies, {}, 2, 0, 6, on_deal=told.append)
+    pieces = agents.arena.vector.play_deals("blood_battle", policies, {}, 2, 0, 6, on_deal=told.append)
     assert pieces == whole.records
     assert sum(told) == 6 and len(told) >= 3  # each deal told once, as it finishes
 

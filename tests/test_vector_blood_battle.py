@@ -22,6 +22,7 @@ import pytest
 
 import mjenv.vector as mv
 from mjenv import blood_battle_v0
+from mjenv.games import GAME_NAMES
 from mjenv.vector.env import IllegalActionError
 from vector_parity import check_parity, mixed_actions, random_actions
 
@@ -226,7 +227,7 @@ def test_observation_shapes_dtypes_and_spaces():
     assert info["seat"].dtype == np.int64
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_state_of_some_tables_is_those_rows_of_the_full_state(game):
     venv = mv.make(game, 5)
     obs, _ = venv.reset(seed=4)

@@ -23,6 +23,7 @@ import pytest
 from agents.arena import deal_log_path, run_arena
 from mjenv import replay, tiles
 from mjenv.cli import main
+from mjenv.games import GAME_NAMES
 from mjenv import viewer
 from mjenv.viewer import TableView, render_html, view_data
 
@@ -126,7 +127,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # ---------------------------------------------------------------- the page in Chromium
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_stepping_a_whole_hand_by_keys_shows_what_the_log_says(game: str, logs: dict[str, Path],
                                                               tmp_path: Path) -> None:
     data = view_data(logs[game])
@@ -204,7 +205,7 @@ def is_blank(png: Path) -> bool:
     return ivory < 0.01 or colours < 200
 
 
-@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+@pytest.mark.parametrize("game", GAME_NAMES)
 def test_screenshot_shows_a_table_of_tiles(game: str, logs: dict[str, Path], tmp_path: Path) -> None:
     page = tmp_path / "game.html"
     assert main(["view", str(logs[game]), "-o", str(page)]) == 0

@@ -17,7 +17,8 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from .config import TrainConfig
-from .rollout import Rollout, RolloutWorker, Weights
+from .records import Rollout, Weights
+from .rollout import RolloutWorker
 from .transport import Outbox, free_block, read_shared
 
 

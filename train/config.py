@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from agents.neural import ARCH_BOUNDS
+from mjenv.games import GAME_NAMES
 
 
 @dataclasses.dataclass
@@ -209,7 +210,6 @@ class TrainConfig:
 
 
 _SCALARS = (bool, int, float, str)
-GAMES = ("blood_battle", "joy_mahjong")
 ENGINES = ("vector", "aec")
 DTYPES = ("float32", "bfloat16")
 MAX_SEED = 2**63 - 1
@@ -307,8 +307,8 @@ def _validate(cfg: TrainConfig) -> None:
         if not bounds.admits(value):
             finite = "a finite number " if isinstance(value, float) and not math.isfinite(value) else ""
             raise ValueError(f"config field {name!r} must be {finite}{bounds}, got {value!r}")
-    if cfg.game not in GAMES:
-        raise ValueError(f"config field 'game' must be one of {GAMES}, got {cfg.game!r}")
+    if cfg.game not in GAME_NAMES:
+        raise ValueError(f"config field 'game' must be one of {GAME_NAMES}, got {cfg.game!r}")
     if cfg.engine not in ENGINES:
         raise ValueError(f"config field 'engine' must be one of {ENGINES}, got {cfg.engine!r}")
     for name in ("rollout_dtype", "learner_dtype"):

@@ -54,6 +54,7 @@ import torch
 
 from agents.arena import deal_seed, lineup
 from agents.neural import CheckpointError, NeuralPolicy, read_checkpoint
+from mjenv import games
 from mjenv.outputs import OutputError, check_not_input, check_output_folder, write_json
 
 from .export import KEPT
@@ -193,7 +194,8 @@ def label(a: argparse.Namespace, out: Path, policy_sha256: str | None) -> list[P
         (folder / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     starts = range(0, a.deals, a.block)
     path = {s: folder / f"block_{s:06d}.npz" for s in starts}
-    options = {"room": a.room} if a.game == "joy_mahjong" else {"preset": a.preset}
+    table = games.game(a.game)
+    options = table.variant_options(getattr(a, table.variant_option))
     jobs = [(str(a.policy), a.game, options, a.seed, s, min(s + a.block, a.deals), a.rollouts, tuple(a.phases))
             for s in starts if not path[s].exists()]
     # Spawned, as the arena's workers: a forked child would inherit torch's and numba's threads
@@ -328,8 +330,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m train.distill``."""
     p = argparse.ArgumentParser(prog="python -m train.distill", description=" ".join(__doc__.splitlines()[:2]))
     p.add_argument("--policy", required=True, help="a policy checkpoint (.pt) of either game to fine-tune")
-    p.add_argument("--preset", choices=("happy", "qq"), help="blood battle: the rule preset (default happy)")
-    p.add_argument("--room", choices=("popular", "eight_fan", "no_fan"), help="Joy Mahjong: the room (default popular)")
+    for table in games.GAMES.values():  # --preset (blood battle), --room (Joy Mahjong)
+        p.add_argument(f"--{table.variant_option}", choices=table.variants,
+                       help=f"{table.title}: the {table.variant_option} (default {table.variants[0]})")
     p.add_argument("--deals", type=int, default=2000, help="deals labelled, each in four rotations")
     p.add_argument("--seed", type=int, default=4242, help="deal seeds deal_seed(seed, d); keep off evaluation seeds")
     p.add_argument("--rollouts", type=int, default=32, help="worlds per searched decision")
@@ -362,10 +365,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train.distill: error: {exc}", file=sys.stderr)
         return 2
     a.game = ckpt["arch"]["game"]
-    table, other = ("room", "preset") if a.game == "joy_mahjong" else ("preset", "room")
-    if getattr(a, other) is not None:
-        parser.error(f"--{other} does not apply to {a.policy}, a {a.game} policy: use --{table}")
-    setattr(a, table, getattr(a, table) or ("popular" if table == "room" else "happy"))
+    table = games.game(a.game)
+    for other in {g.variant_option for g in games.GAMES.values()} - {table.variant_option}:
+        if getattr(a, other) is not None:
+            parser.error(f"--{other} does not apply to {a.policy}, a {a.game} policy: use --{table.variant_option}")
+    setattr(a, table.variant_option, getattr(a, table.variant_option) or table.variants[0])
     missing = [p for p in a.phases if p not in GAME_PHASES[a.game]]
     if missing:
         parser.error(f"--phases {','.join(missing)}: {a.game} has only {', '.join(GAME_PHASES[a.game])}")

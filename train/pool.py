@@ -14,7 +14,7 @@ from typing import Any, Iterable
 import numpy as np
 import torch
 
-from .rollout import LEARNER, HandSummary, Weights
+from .records import LEARNER, HandSummary, Weights
 
 
 @dataclass

@@ -55,11 +55,12 @@ demonstrations seen.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -73,7 +74,8 @@ from mjenv.outputs import atomic_write
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
 from .pool import OpponentPool
-from .rollout import LEARNER, Rollout, all_weights, make_env, policy_weights
+from .records import LEARNER, Rollout
+from .rollout import all_weights, make_env, policy_weights
 
 RESUME_KEYS = ("optimizer", "pool", "update", "global_step", "hands", "demonstrations", "elapsed_s")
 """What a checkpoint needs besides the weights to continue its run."""
@@ -440,6 +442,180 @@ def load_init_policy(cfg: TrainConfig, net: PolicyValueNet) -> None:
     assert not unexpected and all(k.startswith("critic_trunk.") for k in missing), (missing, unexpected)
 
 
+@dataclasses.dataclass(eq=False)
+class Learner:
+    """What the learner holds and a checkpoint keeps: the network, its optimiser, the opponent pool,
+    the policy PPO starts from (``anchor``, for kl_coef), the counters, and the rollout request the
+    workers are playing ahead (``inflight``: saved, so that ``--resume`` replays it)."""
+
+    net: PolicyValueNet
+    optimizer: torch.optim.Optimizer
+    pool: OpponentPool
+    anchor: PolicyValueNet | None = None
+    update: int = 0
+    global_step: int = 0
+    hands: int = 0
+    demonstrations: int = 0
+    elapsed_s: float = 0.0
+    """Seconds of training, summed over resumed sessions."""
+    inflight: dict[str, Any] | None = None
+
+    def rollouts(self, workers: Any, request: Callable[[int], dict[str, Any]]) -> Rollout:
+        """This update's rollouts: the request played ahead, else ``request(update)`` submitted now."""
+        if self.inflight is None:
+            self.inflight = request(self.update)
+            workers.submit(**self.inflight)
+        rollout = workers.receive()
+        self.inflight = None
+        return rollout
+
+    def play_ahead(self, workers: Any, request: Callable[[int], dict[str, Any]]) -> None:
+        """Overlap: submit the next update's request, played while the learner learns from this one."""
+        self.inflight = request(self.update + 1)
+        workers.submit(**self.inflight)
+
+    def save(self, path: Path, cfg: TrainConfig, encoder_version: int) -> None:
+        """The run's checkpoint (atomic): the weights and everything ``--resume`` needs."""
+        save_checkpoint(path, {
+            "format": CHECKPOINT_FORMAT, "arch": dict(self.net.arch), "encoder_version": encoder_version,
+            "model": {k: v.cpu() for k, v in self.net.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(), "pool": self.pool.state_dict(),
+            "config": dataclasses.asdict(cfg), "update": self.update, "global_step": self.global_step,
+            "hands": self.hands, "demonstrations": self.demonstrations, "elapsed_s": self.elapsed_s,
+            "inflight": request_state(self.inflight),
+            "anchor": None if self.anchor is None else {k: v.cpu() for k, v in self.anchor.state_dict().items()},
+        })
+
+    def load(self, path: Path, cfg: TrainConfig, device: torch.device) -> None:
+        """Continue the run of the trainer checkpoint ``path``; a CheckpointError naming the file if it
+        cannot (not a trainer checkpoint, another network, non-finite optimiser state)."""
+        ckpt = read_checkpoint(path)
+        lacking = [k for k in RESUME_KEYS if k not in ckpt]
+        if lacking:
+            raise CheckpointError(f"{path}: lacks {lacking}, so it is not a trainer checkpoint "
+                                  "(python -m train.export keeps only the policy)")
+        check_fields(path, ckpt, RESUME_FIELDS)
+        if ckpt["arch"] != self.net.arch:
+            raise CheckpointError(f"{path}: network {ckpt['arch']} differs from the config's {self.net.arch}; "
+                                  "resume with the run's own config.yaml")
+        bad = non_finite_tensors(dict(named_tensors(ckpt["optimizer"])))
+        if bad:
+            raise CheckpointError(f"{path}: non-finite optimiser state in {bad[:3]}; use an earlier checkpoint")
+        self.net.load_state_dict(ckpt["model"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.pool.load_state_dict(ckpt["pool"])
+        self.update, self.global_step, self.hands = ckpt["update"], ckpt["global_step"], ckpt["hands"]
+        self.demonstrations, self.elapsed_s = ckpt["demonstrations"], ckpt["elapsed_s"]
+        if ckpt.get("anchor") is not None:
+            self.anchor = policy_copy(self.net, ckpt["anchor"]).to(device)
+        elif cfg.kl_coef > 0 and self.demonstrations >= cfg.imitation_decisions:
+            raise CheckpointError(f"{path}: kl_coef needs the policy the imitation ended with, and this "
+                                  "checkpoint does not keep it (it predates kl_coef); resume with --kl-coef 0")
+        self.inflight = request_from_state(ckpt.get("inflight"))
+
+
+def new_learner(cfg: TrainConfig, probe: Any, device: torch.device, fine_tune: bool) -> Learner:
+    """A fresh network (from the config's seed; with ``fine_tune``, ``init_policy``'s weights when it
+    names one), optimiser and pool."""
+    net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
+                         probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
+                         generator=torch.Generator().manual_seed(cfg.seed),
+                         rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None).to(device)
+    learner = Learner(net, torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5),
+                      OpponentPool(cfg.pool_size, cfg.pfsp_power))
+    if fine_tune and cfg.init_policy:
+        load_init_policy(cfg, net)
+        if cfg.imitation_decisions == 0:
+            learner.anchor = policy_copy(net).to(device)  # for kl_coef: the policy PPO starts from
+    return learner
+
+
+def new_run_dir(cfg: TrainConfig) -> Path:
+    """``runs_dir/<exp_name>__<seed>__<time>``, made now; a ValueError if it cannot be."""
+    run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:  # runs_dir a file, read-only, or on a file system that takes no folders
+        raise ValueError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from None
+    return run_dir
+
+
+def imitation_step(learner: Learner, rollout: Rollout, cfg: TrainConfig, device: torch.device) -> dict[str, float]:
+    """Behaviour cloning of the teacher on one batch of its demonstrations; the losses, accuracy and
+    the critic's explained variance before the update."""
+    # Value targets: each seat's bean return from the decision to the end of the hand.
+    zeros = np.zeros_like(rollout.reward)
+    _, returns = gae(rollout.reward, zeros, rollout.done, 1.0, 1.0)
+    batch = to_batch(rollout, zeros, returns, device)
+    net = learner.net
+    with torch.no_grad():
+        values = net(batch["obs"], batch["mask"], batch["state"])[1].cpu().numpy()
+    net.train()
+    losses = imitation_update(net, learner.optimizer, batch, cfg,
+                              np.random.default_rng([cfg.seed, learner.update, LEARNER_STREAM]))
+    net.eval()
+    check_weights(net)
+    return {**losses, "explained_variance": explained_variance(returns, values)}
+
+
+def ppo_step(learner: Learner, rollout: Rollout, cfg: TrainConfig,
+             device: torch.device) -> tuple[dict[str, float], np.ndarray]:
+    """Advantages (GAE over each seat's own decisions in a hand, or the duplicate par) and one PPO
+    update; the losses and the returns."""
+    advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
+    if rollout.par is not None:  # duplicate deals: the par is the baseline (the critic still learns)
+        advantages = duplicate_advantages(rollout.reward, rollout.done, rollout.par)
+    batch = to_batch(rollout, advantages, returns, device)
+    learner_rng = np.random.default_rng([cfg.seed, learner.update, LEARNER_STREAM])
+    if cfg.kl_coef > 0:
+        batch["anchor_logp"] = anchor_logprobs(learner.anchor, batch)
+    if cfg.bc_coef > 0:
+        subsample_demos(batch, learner_rng)
+    learner.net.train()
+    losses = ppo_update(learner.net, learner.optimizer, batch, cfg, learner_rng)
+    learner.net.eval()
+    check_weights(learner.net)
+    return losses, returns
+
+
+def ppo_scalars(learner: Learner, rollout: Rollout, losses: dict[str, float], returns: np.ndarray,
+                sps: float, rollout_wait: float, update_seconds: float) -> dict[str, float]:
+    """One update's TensorBoard scalars: the learning policy's seats (beans, wins), speed, pool, losses."""
+    mine = [(h.beans[s], h.won[s]) for h in rollout.hands for s in range(4) if h.lineup[s] == LEARNER]
+    pool = learner.pool
+    scalars = {
+        "charts/learning_rate": learner.optimizer.param_groups[0]["lr"],
+        "charts/beans_per_hand": float(np.mean([b for b, _ in mine])),
+        "charts/win_rate": float(np.mean([w for _, w in mine])),
+        "charts/hands": learner.hands,
+        "charts/rollout_decisions_per_second": rollout.all_decisions / rollout.seconds,
+        "charts/SPS": sps,
+        "time/rollout_wait_seconds": rollout_wait,
+        "time/update_seconds": update_seconds,
+        "charts/pool_size": len(pool.snapshots),
+        **{f"losses/{name}": value for name, value in losses.items()},
+        "losses/explained_variance": explained_variance(returns, rollout.value),
+    }
+    if pool.snapshots:
+        scalars["charts/pool_beat_rate"] = float(np.mean([s.beat_rate for s in pool.snapshots]))
+    return scalars
+
+
+def final_evaluation(net: PolicyValueNet, cfg: TrainConfig, step: int, writer: Any, run_dir: Path,
+                     ckpt_path: Path) -> None:
+    """The duplicate arena against every ``eval_opponents`` on the workers' cores too: logged, printed as
+    the arena's tables and written to ``eval.json``."""
+    final_workers = max(cfg.eval_workers, cfg.workers)
+    print(f"evaluating {ckpt_path} against {', '.join(cfg.eval_opponents)}: "
+          f"{cfg.eval_deals} duplicate deals × 4 rotations each, {final_workers} worker(s) …", flush=True)
+    results = evaluate(net, cfg, step, final_workers, progress=cfg.progress)
+    log_eval(writer, results, step)
+    for result in results.values():
+        print(result.format_table(), flush=True)
+    with open(run_dir / "eval.json", "w", encoding="utf-8") as fh:
+        json.dump({opp: r.to_dict() for opp, r in results.items()}, fh, ensure_ascii=False, indent=1)
+
+
 def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     """Run (or continue) PPO self-play; return the run directory."""
     from torch.utils.tensorboard import SummaryWriter
@@ -451,216 +627,108 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
     check_policies(cfg)
     torch.set_num_threads(cfg.torch_threads)
 
-    # ---------------------------------------------------------------- network, optimiser, pool
-    net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
-                         probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
-                         generator=torch.Generator().manual_seed(cfg.seed),
-                         rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    pool = OpponentPool(cfg.pool_size, cfg.pfsp_power)
-    update = global_step = hands_played = demonstrations = 0
-    elapsed = 0.0  # seconds of training, summed over resumed sessions
-    anchor: PolicyValueNet | None = None  # the policy PPO starts from (imitated or init_policy's), for kl_coef
+    # ---------------------------------------------------------------- network, optimiser, pool; or the run to resume
+    # A resumed run has its weights in its checkpoint: init_policy is for new runs only.
+    learner = new_learner(cfg, probe, device, fine_tune=resume is None)
+    if resume is not None:  # the run's files stay untouched until its checkpoint loads
+        run_dir = Path(resume)
+        learner.load(run_dir / "checkpoint.pt", cfg, device)
+        print(f"resumed {run_dir} at update {learner.update}, decision {learner.global_step}", flush=True)
+    else:
+        run_dir = new_run_dir(cfg)
+    ckpt_path = run_dir / "checkpoint.pt"
+    save_yaml(cfg, run_dir / "config.yaml")
     # This session's seconds per phase; "rollout" is the learner's wait for them (with overlap, their
     # time beyond the update's).
     phases = dict.fromkeys(("rollout", "update", "evaluation"), 0.0)
-    if resume is None and cfg.init_policy:  # fine-tuning (a resumed run has its weights in its checkpoint)
-        load_init_policy(cfg, net)
-        if cfg.imitation_decisions == 0:
-            anchor = policy_copy(net).to(device)  # for kl_coef: the policy PPO starts from
-
-    # ---------------------------------------------------------------- resume (the run's files untouched until it loads)
-    if resume is not None:
-        run_dir = Path(resume)
-        ckpt_path = run_dir / "checkpoint.pt"
-        ckpt = read_checkpoint(ckpt_path)
-        lacking = [k for k in RESUME_KEYS if k not in ckpt]
-        if lacking:
-            raise CheckpointError(f"{ckpt_path}: lacks {lacking}, so it is not a trainer checkpoint "
-                                  "(python -m train.export keeps only the policy)")
-        check_fields(ckpt_path, ckpt, RESUME_FIELDS)
-        if ckpt["arch"] != net.arch:
-            raise CheckpointError(f"{ckpt_path}: network {ckpt['arch']} differs from the config's {net.arch}; "
-                                  "resume with the run's own config.yaml")
-        bad = non_finite_tensors(dict(named_tensors(ckpt["optimizer"])))
-        if bad:
-            raise CheckpointError(f"{ckpt_path}: non-finite optimiser state in {bad[:3]}; use an earlier checkpoint")
-        net.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        pool.load_state_dict(ckpt["pool"])
-        update, global_step, hands_played = ckpt["update"], ckpt["global_step"], ckpt["hands"]
-        demonstrations, elapsed = ckpt["demonstrations"], ckpt["elapsed_s"]
-        if ckpt.get("anchor") is not None:
-            anchor = policy_copy(net, ckpt["anchor"]).to(device)
-        elif cfg.kl_coef > 0 and demonstrations >= cfg.imitation_decisions:
-            raise CheckpointError(f"{ckpt_path}: kl_coef needs the policy the imitation ended with, and this "
-                                  "checkpoint does not keep it (it predates kl_coef); resume with --kl-coef 0")
-        print(f"resumed {run_dir} at update {update}, decision {global_step}", flush=True)
-    else:
-        run_dir = Path(cfg.runs_dir) / f"{cfg.exp_name}__{cfg.seed}__{int(time.time())}"
-        try:
-            run_dir.mkdir(parents=True, exist_ok=False)
-        except OSError as exc:  # runs_dir a file, read-only, or on a file system that takes no folders
-            raise ValueError(f"cannot create the run folder {run_dir}: {exc.strerror or exc}") from None
-        ckpt_path = run_dir / "checkpoint.pt"
-    save_yaml(cfg, run_dir / "config.yaml")
-
-    def checkpoint() -> None:
-        save_checkpoint(ckpt_path, {
-            "format": CHECKPOINT_FORMAT, "arch": dict(net.arch), "encoder_version": probe.observer.version,
-            "model": {k: v.cpu() for k, v in net.state_dict().items()},
-            "optimizer": optimizer.state_dict(), "pool": pool.state_dict(),
-            "config": dataclasses.asdict(cfg), "update": update, "global_step": global_step,
-            "hands": hands_played, "demonstrations": demonstrations, "elapsed_s": elapsed,
-            "inflight": request_state(inflight),
-            "anchor": None if anchor is None else {k: v.cpu() for k, v in anchor.state_dict().items()},
-        })
 
     # ---------------------------------------------------------------- logging and workers
     # On resume, drop the events logged after the checkpoint (they will be logged again).
-    writer = SummaryWriter(str(run_dir), purge_step=global_step + 1 if resume is not None else None)
+    writer = SummaryWriter(str(run_dir), purge_step=learner.global_step + 1 if resume is not None else None)
     if resume is None:
         writer.add_text("config", "\n".join(f"- `{k}`: `{v}`" for k, v in dataclasses.asdict(cfg).items()))
     workers = make_workers(cfg)
-    inflight = request_from_state(ckpt.get("inflight")) if resume is not None else None
-    if inflight is not None:  # the rollouts the checkpointed run had under way: the same again
-        workers.submit(**inflight)
+    if learner.inflight is not None:  # the rollouts the checkpointed run had under way: the same again
+        workers.submit(**learner.inflight)
     bar = None
     try:
         # ------------------------------------------------------------ imitation warm start
-        if demonstrations < cfg.imitation_decisions:
-            bar = tqdm(total=cfg.imitation_decisions, initial=demonstrations, unit="dec",
+        if learner.demonstrations < cfg.imitation_decisions:
+            bar = tqdm(total=cfg.imitation_decisions, initial=learner.demonstrations, unit="dec",
                        disable=not cfg.progress, dynamic_ncols=True, desc=f"imitate {cfg.teacher}")
-            optimizer.param_groups[0]["lr"] = cfg.imitation_learning_rate
+            learner.optimizer.param_groups[0]["lr"] = cfg.imitation_learning_rate
             # Its own event folder: a resume in the PPO phase purges PPO steps only, not these.
             bc_writer = SummaryWriter(str(run_dir / "imitation"),
-                                      purge_step=demonstrations + 1 if resume is not None else None)
-            while demonstrations < cfg.imitation_decisions:
-                update += 1
+                                      purge_step=learner.demonstrations + 1 if resume is not None else None)
+            request = functools.partial(imitation_request, net=learner.net)  # the teacher's demonstrations
+            while learner.demonstrations < cfg.imitation_decisions:
+                learner.update += 1
                 t0 = time.perf_counter()
-                if inflight is None:
-                    inflight = imitation_request(update, net)
-                    workers.submit(**inflight)
-                rollout = workers.receive()
-                inflight = None
+                rollout = learner.rollouts(workers, request)
                 t1 = time.perf_counter()
                 phases["rollout"] += t1 - t0
-                demonstrations += len(rollout.action)
-                # Overlap: the workers play the next batch while the learner imitates this one.
-                if cfg.overlap and demonstrations < cfg.imitation_decisions:
-                    inflight = imitation_request(update + 1, net)
-                    workers.submit(**inflight)
-                # Value targets: each seat's bean return from the decision to the end of the hand.
-                zeros = np.zeros_like(rollout.reward)
-                _, returns = gae(rollout.reward, zeros, rollout.done, 1.0, 1.0)
-                batch = to_batch(rollout, zeros, returns, device)
-                with torch.no_grad():
-                    values = net(batch["obs"], batch["mask"], batch["state"])[1].cpu().numpy()
-                net.train()
-                losses = imitation_update(net, optimizer, batch, cfg,
-                                          np.random.default_rng([cfg.seed, update, LEARNER_STREAM]))
-                net.eval()
-                check_weights(net)
+                learner.demonstrations += len(rollout.action)
+                done = learner.demonstrations >= cfg.imitation_decisions
+                if cfg.overlap and not done:  # the teacher's next hands do not depend on the weights
+                    learner.play_ahead(workers, request)
+                losses = imitation_step(learner, rollout, cfg, device)
                 phases["update"] += time.perf_counter() - t1
-                elapsed += time.perf_counter() - t0
+                learner.elapsed_s += time.perf_counter() - t0
                 for name, value in losses.items():
-                    bc_writer.add_scalar(f"imitation/{name}", value, demonstrations)
-                bc_writer.add_scalar("imitation/explained_variance", explained_variance(returns, values),
-                                     demonstrations)
-                bar.update(min(demonstrations, cfg.imitation_decisions) - bar.n)
+                    bc_writer.add_scalar(f"imitation/{name}", value, learner.demonstrations)
+                bar.update(min(learner.demonstrations, cfg.imitation_decisions) - bar.n)
                 bar.set_postfix(acc=f"{losses['accuracy']:.0%}", refresh=False)
-                if demonstrations >= cfg.imitation_decisions:
-                    anchor = policy_copy(net).to(device)  # the behaviour-cloned policy, for kl_coef
-                if update % cfg.checkpoint_every == 0 or demonstrations >= cfg.imitation_decisions:
-                    checkpoint()
+                if done:
+                    learner.anchor = policy_copy(learner.net).to(device)  # the behaviour-cloned policy, for kl_coef
+                if learner.update % cfg.checkpoint_every == 0 or done:
+                    learner.save(ckpt_path, cfg, probe.observer.version)
             bar.close()
             bc_writer.close()
 
         # ------------------------------------------------------------ PPO
-        optimizer.param_groups[0]["lr"] = cfg.learning_rate
-        bar = tqdm(total=cfg.total_decisions, initial=min(global_step, cfg.total_decisions), unit="dec",
+        learner.optimizer.param_groups[0]["lr"] = cfg.learning_rate
+        bar = tqdm(total=cfg.total_decisions, initial=min(learner.global_step, cfg.total_decisions), unit="dec",
                    disable=not cfg.progress, dynamic_ncols=True, desc="ppo")
-        session_start, session_step0 = time.perf_counter(), global_step
-        while global_step < cfg.total_decisions:
-            update += 1
+        session_start, session_step0 = time.perf_counter(), learner.global_step
+        request = functools.partial(rollout_request, net=learner.net, pool=learner.pool)
+        while learner.global_step < cfg.total_decisions:
+            learner.update += 1
             t0 = time.perf_counter()
-            # Learning-rate annealing
-            if cfg.anneal_lr:
-                optimizer.param_groups[0]["lr"] = cfg.learning_rate * (1.0 - global_step / cfg.total_decisions)
-
+            if cfg.anneal_lr:  # learning-rate annealing
+                learner.optimizer.param_groups[0]["lr"] = cfg.learning_rate * (
+                    1.0 - learner.global_step / cfg.total_decisions)
             # Rollouts: whole hands, the learning policy in >= 1 seat, pool snapshots elsewhere
-            if inflight is None:
-                inflight = rollout_request(update, net, pool)
-                workers.submit(**inflight)
-            rollout = workers.receive()
-            inflight = None
+            rollout = learner.rollouts(workers, request)
             t1 = time.perf_counter()
             phases["rollout"] += t1 - t0
-            global_step += len(rollout.action)
-            hands_played += len(rollout.hands)
-            pool.record(rollout.hands)
-            # Overlap: the workers play the next update's hands with these weights while the learner updates.
-            if cfg.overlap and global_step < cfg.total_decisions:
-                inflight = rollout_request(update + 1, net, pool)
-                workers.submit(**inflight)
-
-            # Advantages: GAE over each seat's own decisions in a hand
-            advantages, returns = gae(rollout.reward, rollout.value, rollout.done, cfg.gamma, cfg.gae_lambda)
-            if rollout.par is not None:  # duplicate deals: the par is the baseline (the critic still learns)
-                advantages = duplicate_advantages(rollout.reward, rollout.done, rollout.par)
-            batch = to_batch(rollout, advantages, returns, device)
-            learner_rng = np.random.default_rng([cfg.seed, update, LEARNER_STREAM])
-            if cfg.kl_coef > 0:
-                batch["anchor_logp"] = anchor_logprobs(anchor, batch)
-            if cfg.bc_coef > 0:
-                subsample_demos(batch, learner_rng)
-
-            # PPO update
-            update_before = phases["update"]
-            net.train()
-            losses = ppo_update(net, optimizer, batch, cfg, learner_rng)
-            net.eval()
-            check_weights(net)
-            phases["update"] += time.perf_counter() - t1
-            elapsed += time.perf_counter() - t0
-
-            # Logging: the learning policy's seats (beans, wins), speed, pool, losses
-            mine = [(h.beans[s], h.won[s]) for h in rollout.hands for s in range(4) if h.lineup[s] == LEARNER]
-            beans_per_hand = float(np.mean([b for b, _ in mine]))
-            win_rate = float(np.mean([w for _, w in mine]))
-            scalars = {
-                "charts/learning_rate": optimizer.param_groups[0]["lr"],
-                "charts/beans_per_hand": beans_per_hand,
-                "charts/win_rate": win_rate,
-                "charts/hands": hands_played,
-                "charts/rollout_decisions_per_second": rollout.all_decisions / rollout.seconds,
-                "charts/SPS": (global_step - session_step0) / (time.perf_counter() - session_start),
-                "time/rollout_wait_seconds": t1 - t0,
-                "time/update_seconds": phases["update"] - update_before,
-                "charts/pool_size": len(pool.snapshots),
-                **{f"losses/{name}": value for name, value in losses.items()},
-                "losses/explained_variance": explained_variance(returns, rollout.value),
-            }
-            if pool.snapshots:
-                scalars["charts/pool_beat_rate"] = float(np.mean([s.beat_rate for s in pool.snapshots]))
+            learner.global_step += len(rollout.action)
+            learner.hands += len(rollout.hands)
+            learner.pool.record(rollout.hands)
+            if cfg.overlap and learner.global_step < cfg.total_decisions:
+                learner.play_ahead(workers, request)
+            # Advantages and the PPO update
+            losses, returns = ppo_step(learner, rollout, cfg, device)
+            update_seconds = time.perf_counter() - t1
+            phases["update"] += update_seconds
+            learner.elapsed_s += time.perf_counter() - t0
+            # Logging
+            sps = (learner.global_step - session_step0) / (time.perf_counter() - session_start)
+            scalars = ppo_scalars(learner, rollout, losses, returns, sps, t1 - t0, update_seconds)
             for tag, value in scalars.items():
-                writer.add_scalar(tag, value, global_step)
-            bar.update(min(global_step, cfg.total_decisions) - bar.n)
-            bar.set_postfix(beans=f"{beans_per_hand:+.1f}", win=f"{win_rate:.0%}", ent=f"{losses['entropy']:.2f}",
-                            pool=len(pool.snapshots), refresh=False)
-
+                writer.add_scalar(tag, value, learner.global_step)
+            bar.update(min(learner.global_step, cfg.total_decisions) - bar.n)
+            bar.set_postfix(beans=f"{scalars['charts/beans_per_hand']:+.1f}", win=f"{scalars['charts/win_rate']:.0%}",
+                            ent=f"{losses['entropy']:.2f}", pool=len(learner.pool.snapshots), refresh=False)
             # Opponent pool: a frozen copy of the policy every snapshot_every updates
-            if update % cfg.snapshot_every == 0:
-                pool.add(policy_weights(net), update)
-
+            if learner.update % cfg.snapshot_every == 0:
+                learner.pool.add(policy_weights(learner.net), learner.update)
             # Checkpoint (atomic), every checkpoint_every updates and at the end
-            if update % cfg.checkpoint_every == 0 or global_step >= cfg.total_decisions:
-                checkpoint()
-
+            if learner.update % cfg.checkpoint_every == 0 or learner.global_step >= cfg.total_decisions:
+                learner.save(ckpt_path, cfg, probe.observer.version)
             # Periodic evaluation against the baselines
-            if cfg.eval_every and update % cfg.eval_every == 0 and cfg.eval_opponents:
+            if cfg.eval_every and learner.update % cfg.eval_every == 0 and cfg.eval_opponents:
                 t2 = time.perf_counter()
-                log_eval(writer, evaluate(net, cfg, global_step), global_step)
+                log_eval(writer, evaluate(learner.net, cfg, learner.global_step), learner.global_step)
                 phases["evaluation"] += time.perf_counter() - t2
     finally:
         if bar is not None:
@@ -669,22 +737,13 @@ def train(cfg: TrainConfig, resume: str | Path | None = None) -> Path:
         writer.flush()
 
     # ---------------------------------------------------------------- final evaluation
-    if cfg.eval_opponents:
-        # The rollout workers are closed: the final evaluation may use their cores too.
-        final_workers = max(cfg.eval_workers, cfg.workers)
-        print(f"evaluating {ckpt_path} against {', '.join(cfg.eval_opponents)}: "
-              f"{cfg.eval_deals} duplicate deals × 4 rotations each, {final_workers} worker(s) …", flush=True)
+    if cfg.eval_opponents:  # the rollout workers are closed: it may use their cores too
         t2 = time.perf_counter()
-        results = evaluate(net, cfg, global_step, final_workers, progress=cfg.progress)
+        final_evaluation(learner.net, cfg, learner.global_step, writer, run_dir, ckpt_path)
         phases["evaluation"] += time.perf_counter() - t2
-        log_eval(writer, results, global_step)
-        for result in results.values():
-            print(result.format_table(), flush=True)
-        with open(run_dir / "eval.json", "w", encoding="utf-8") as fh:
-            json.dump({opp: r.to_dict() for opp, r in results.items()}, fh, ensure_ascii=False, indent=1)
     writer.close()
-    print(f"{global_step} decisions, {hands_played} hands, {elapsed:.0f} s of training. This session: "
-          f"waiting for rollouts {phases['rollout']:.0f} s, updates {phases['update']:.0f} s, "
+    print(f"{learner.global_step} decisions, {learner.hands} hands, {learner.elapsed_s:.0f} s of training. "
+          f"This session: waiting for rollouts {phases['rollout']:.0f} s, updates {phases['update']:.0f} s, "
           f"evaluation {phases['evaluation']:.0f} s. "
           f"Policy: agents.load_policy({str(ckpt_path)!r})", flush=True)
     return run_dir

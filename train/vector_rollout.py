@@ -1,6 +1,6 @@
 """Rollouts on the compiled engine (``engine: vector``): a worker's tables in one :mod:`mjenv.vector` env.
 
-The hands, lineups, kept decisions, reward crediting and the returned :class:`~train.rollout.Rollout`
+The hands, lineups, kept decisions, reward crediting and the returned :class:`~train.records.Rollout`
 are those of the AEC path (``train/rollout.py``, its module docstring); what differs is how the
 tables are played:
 
@@ -28,15 +28,12 @@ tables are played:
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from .config import TrainConfig
-from .rollout import DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, HandSummary, Rollout
-
-if TYPE_CHECKING:
-    from .rollout import RolloutWorker
+from .records import DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, Decisions, HandSummary, Rollout
 
 
 class Crediting:
@@ -80,6 +77,25 @@ def duplicate_par(beans: np.ndarray, sets: np.ndarray) -> np.ndarray:
     return (totals[sets] - beans) / (N_SEATS - 1)
 
 
+class Worker(Protocol):
+    """What the tables ask of the rollout worker that owns them (:class:`train.rollout.RolloutWorker`)."""
+
+    cfg: TrainConfig
+    scale: float
+    """Beans per unit of reward."""
+    net: Any
+    """The learning network (``net.oracle``: whether decisions keep ``env.state()`` planes)."""
+
+    def lineup(self, rng: np.random.Generator, pool_ids: np.ndarray, imitate: bool) -> list[int]:
+        """Who sits where in a new hand."""
+        ...
+
+    def decide(self, pid: int, kept: int, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+               states: Callable[[], np.ndarray], seats: np.ndarray) -> Decisions:
+        """The actions of policy ``pid`` for a batch of its seats (:data:`~train.records.DECISION_FIELDS`)."""
+        ...
+
+
 class VectorTables:
     """``cfg.envs_per_worker`` tables of ``cfg.game`` in one compiled batched env."""
 
@@ -89,7 +105,7 @@ class VectorTables:
         self.venv = mv.make(cfg.game, cfg.envs_per_worker, copy=False, **cfg.env_options)
         self.n = cfg.envs_per_worker
 
-    def collect(self, worker: "RolloutWorker", rng: np.random.Generator, pool_ids: np.ndarray,
+    def collect(self, worker: Worker, rng: np.random.Generator, pool_ids: np.ndarray,
                 decisions: int, imitate: bool, start: float) -> Rollout:
         """Play hands until ``decisions`` kept decisions are reached, finishing started hands."""
         n, venv = self.n, self.venv

@@ -21,7 +21,7 @@ import mjenv
 from mjenv.vector.cache import drop_stale_cache
 
 _ROOT = Path(__file__).parent
-# These functions inline the compiled engine (the search), the reference modules' constants and
-# each other, so any of those sources changing drops this package's cache too.
-drop_stale_cache(_ROOT, [*sorted(_ROOT.parent.glob("*.py")), *sorted(_ROOT.glob("*.py")),
-                         *sorted(Path(mjenv.__file__).parent.rglob("*.py"))])
+# These functions inline the compiled engine (the search), mjenv's constants and each other (they
+# own theirs: the readable modules import from here, never the reverse), so any of those sources
+# changing drops this package's cache too.
+drop_stale_cache(_ROOT, [*sorted(_ROOT.glob("*.py")), *sorted(Path(mjenv.__file__).parent.rglob("*.py"))])

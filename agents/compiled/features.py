@@ -20,8 +20,7 @@ import numpy as np
 from numba import njit
 
 from mjenv.encoding import BloodBattleObserver
-
-from ..features import N_SUIT_KINDS
+from mjenv.tiles import N_SUIT_KINDS
 
 if BloodBattleObserver.version != 0:  # the plane blocks read below are those of encoder v0
     raise ImportError(f"agents.compiled.features decodes encoder v0, not v{BloodBattleObserver.version}")

@@ -16,11 +16,11 @@ from mjenv.vector.rules.shapes import suit_table as win_shapes
 from mjenv.vector.rules.sichuan import ANKAN as M_ANKAN, KONG as M_KONG, PONG as M_PONG, score_win
 from mjenv.vector.rules.sichuan import rule_vector as engine_rule_vector
 
-from ..heuristic import SEVEN_PAIRS_WEIGHT
 from .features import (HAND, KONG, OWN_ANKAN, PONG, RIVER, S_CLAIM, S_N_ANKAN, S_N_MELDS, S_VOID,
                        S_WALL, S_WON, SCALARS, VISIBLE, decode, new_view, obvious_action, shanten,
                        shanten_parts, useful_masks)
 
+SEVEN_PAIRS_WEIGHT = 2.0  # a 七对 path draw counts this many plain draws (3 fan vs 1, but slower)
 A_DISCARD, A_KONG, A_PONG, A_DIRECT_KONG = L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG
 A_HU, A_ROB_KONG, A_PASS, A_VOID = L.HU, L.ROB_KONG, L.PASS, L.VOID
 

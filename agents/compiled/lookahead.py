@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..features import N_SUIT_KINDS
-from ..lookahead import LOOKAHEAD_PLANES
+from mjenv.tiles import N_SUIT_KINDS
+
 from .features import (HAND, PH_CLAIM, PH_OVER, PH_VOID, S_CLAIM, S_N_MELDS, S_PHASE, S_VOID, SCALARS,
                        VISIBLE, decode, new_view, shanten, useful_masks)
 from .heuristic import danger, discard_weight, flush_suit, threats, toitoi_leaning
+
+LOOKAHEAD_PLANES = 14
 
 
 @njit(cache=True, nogil=True)

@@ -8,9 +8,9 @@ from numba import njit
 
 from mjenv.encoding import JoyMahjongObserver
 
-from ..lookahead_joy import JOY_LOOKAHEAD_PLANES
 from .heuristic_joy import N_KINDS, P_PONG, _acceptance, _best_discard, _decode, _near, distance
 
+JOY_LOOKAHEAD_PLANES = 15
 P_PHASE = JoyMahjongObserver.views["phase"].start  # turn / claim / rob rows
 
 

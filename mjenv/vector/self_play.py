@@ -55,7 +55,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from . import make
+from .factory import make
 
 
 class SelfPlayVectorEnv:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arena import SCHEMA, t_quantile_975
+from .results import SCHEMA, t_quantile_975
 
 FIELD_KEYS = ("game", "preset", "rules", "rake")
 """What must match between every pair of runs besides the seed and the opponents (the resolved

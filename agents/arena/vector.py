@@ -1,6 +1,6 @@
 """The duplicate arena's deals played on the compiled engine (:mod:`mjenv.vector`).
 
-Same protocol as :func:`agents.arena.play_hand` (the reference): deal ``d`` is dealt from env seed
+Same protocol as :func:`agents.arena.aec.play_hand` (the reference): deal ``d`` is dealt from env seed
 ``deal_seed(seed, d)`` on four tables, one per rotation, and every table plays one hand. Each step,
 every policy chooses for all the tables where one of its seats is to act, in one ``act_batch``
 call. Randomness stays per (seed, deal, rotation, seat):
@@ -22,8 +22,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .arena import N_SEATS, HandRecord, decision_rng, deal_seed, lineup
-from .base import Policy
+from agents.base import Policy
+
+from .protocol import N_SEATS, HandRecord, decision_rng, deal_seed, lineup
 
 TABLES_PER_ENV = 4096
 """Tables played in lockstep (1,024 deals × 4 rotations); more deals are played in turns."""

@@ -1,0 +1,90 @@
+"""The arena on the reference env (``engine="aec"``): one hand at a time through ``raw_env``.
+
+:func:`play_hand` is the protocol's reference (:mod:`agents.arena.protocol`); the compiled arena
+(:mod:`agents.arena.vector`) gives the same records. Replay logs (``log_dir``) need the Python
+game, so they are written here: one file per deal, its four rotations, agents named in the headers.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from agents.registry import load_policy
+from mjenv import games
+from mjenv.outputs import check_output_folder
+
+from .protocol import N_SEATS, HandRecord, deal_seed, decision_rng, lineup
+from .results import agent_labels
+
+
+def make_env(game: str, env_options: dict[str, Any]) -> Any:
+    """A raw env for single-hand episodes (the arena's unit is one hand)."""
+    if "match_hands" in env_options or "render_mode" in env_options:
+        raise ValueError("env_options may not set match_hands or render_mode: the arena plays single hands")
+    return games.game(game).raw_env(**env_options)
+
+
+def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: int, deal: int,
+              rotation: int) -> HandRecord:
+    """Play deal ``deal`` once with ``policies[seats[s]]`` at seat ``s``; return its record.
+
+    With ``raw.log_path`` set, every decision is logged with its legal actions, and with the
+    policy's probabilities when it has ``action_probs`` (neural agents)."""
+    raw.reset(seed=deal_seed(seed, deal))
+    game = raw.game
+    digest = zlib.crc32(np.asarray(game.wall, dtype=np.int16).tobytes())
+    rngs = [decision_rng(seed, deal, rotation, s) for s in range(N_SEATS)]
+    seat_of = {a: i for i, a in enumerate(raw.possible_agents)}
+    logging = raw.log_path is not None
+    while not game.over:
+        agent = raw.agent_selection
+        s = seat_of[agent]
+        obs = raw.observe(agent)
+        policy = policies[seats[s]]
+        if logging:
+            probs = getattr(policy, "action_probs", None)
+            raw.log_decision(None if probs is None else probs(obs["observation"], obs["action_mask"]))
+        raw.step(int(policy.act(obs["observation"], obs["action_mask"], rngs[s])))
+    wins = tuple((w.seat, w.source, getattr(w.score, "total_fan", None), getattr(w.score, "capped_fan", None))
+                 for w in game.wins)
+    return HandRecord(deal, rotation, seats, digest, game.dealer, tuple(int(b) for b in game.beans),
+                      wins, game.end_reason)
+
+
+def deal_log_path(log_dir: str | os.PathLike, deal: int) -> Path:
+    """The replay log of deal ``deal`` (its four rotations) in ``log_dir``."""
+    return Path(log_dir) / f"deal_{deal:05d}.jsonl"
+
+
+def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
+                start: int, stop: int, log_dir: str | os.PathLike | None = None) -> list[HandRecord]:
+    """Worker entry point (top level, so spawn can pickle it): deals [start, stop), 4 rotations each;
+    with ``log_dir``, one replay log per deal."""
+    raw = make_env(game, env_options)
+    policies = [load_policy(spec, game) for spec in agent_specs]
+    labels = agent_labels(agent_specs)
+    records = []
+    for d in range(start, stop):
+        for r in range(N_SEATS):
+            seats = lineup(len(policies), r)
+            if log_dir is not None:
+                raw.log_path = deal_log_path(log_dir, d)
+                raw.log_agents = [labels[a] for a in seats]
+            records.append(play_hand(raw, policies, seats, seed, d, r))
+    return records
+
+
+def check_log_dir(log_dir: str | os.PathLike) -> None:
+    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended) or
+    that cannot hold files (``mjenv.outputs.OutputError``, a ValueError)."""
+    path = Path(log_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
+    if any(path.glob("deal_*.jsonl")):
+        raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
+    check_output_folder(path)
