@@ -40,7 +40,17 @@ def _run_doc_block(code, capsys):
 def test_overview_example_runs(block, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     monkeypatch.chdir(tmp_path)  # RLlib's and SB3's logs stay out of the repository
-    exec(compile(block, "docs/integrations.md", "exec"), {})
+    if "rllib" in block:
+        import ray
+        import ray.tune.trainable.trainable as trainable
+
+        monkeypatch.setattr(trainable, "DEFAULT_STORAGE_PATH", str(tmp_path), raising=False)
+        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        exec(compile(block, "docs/integrations.md", "exec"), {})
+    finally:
+        if "rllib" in block:
+            ray.shutdown()
     assert capsys.readouterr().out.strip()
 
 
