@@ -12,7 +12,8 @@ from .base import Policy, RandomPolicy
 
 _CHECKPOINT_DIR = Path(__file__).with_name("checkpoints")
 SHIPPED_CHECKPOINTS = {name: _CHECKPOINT_DIR / f"{name}.pt"
-                       for name in ("blood_battle_happy", "blood_battle_qq", "joy_mahjong_popular")}
+                       for name in ("blood_battle_happy", "blood_battle_qq", "joy_mahjong_popular",
+                                    "joy_mahjong_eight_fan")}
 """The trained policies shipped in the repository, by name (``load_policy("blood_battle_qq")``);
 each file name starts with its game. docs/baselines.md has their training commands and evaluations."""
 

@@ -133,7 +133,8 @@ def test_load_policy_by_name():
 
 SHIPPED = {"blood_battle_happy": ("blood_battle", {"preset": "happy"}),
            "blood_battle_qq": ("blood_battle", {"preset": "qq"}),
-           "joy_mahjong_popular": ("joy_mahjong", {"room": "popular"})}
+           "joy_mahjong_popular": ("joy_mahjong", {"room": "popular"}),
+           "joy_mahjong_eight_fan": ("joy_mahjong", {"room": "eight_fan"})}
 
 
 def _env_of(game: str, options: dict):
