@@ -32,7 +32,7 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
 With the rule options ``escape`` (S16, J11) and ``bankroll`` (B4) the masks have one more column
 (ESCAPE, the last action), the observations and states the optional planes of the AEC encoders,
 and ``hand_result`` the seats that escaped and the balances after the hand (which carry over the
-hands of an episode).
+hands of an episode). Rule IDs: docs/rules-blood-battle.md, docs/rules-joy-mahjong.md.
 """
 
 from __future__ import annotations

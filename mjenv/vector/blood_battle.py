@@ -1,6 +1,7 @@
 """The blood-battle backend of :mod:`mjenv.vector` (the :class:`~mjenv.vector.backend.Backend`
 protocol): the AEC env's options and validation, the seeded walls, and chunk loops over the
 compiled engine (:mod:`.engine.blood_battle`) and encoder (:mod:`.encoding.blood_battle`).
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations

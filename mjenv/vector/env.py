@@ -1,5 +1,6 @@
 """The batched env of :mod:`mjenv.vector`: seeding, episodes, autoreset, validation and threads,
-shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide.
+shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide. Rule IDs:
+docs/rules-blood-battle.md, docs/rules-joy-mahjong.md.
 
 ======================  =====================================================================
 Make                    ``mjenv.vector.make(game, num_envs, num_threads=1, copy=True,
@@ -179,7 +180,7 @@ class VectorEnv:
             result = b.hand_result(done)
             self._hand_index[done] += 1
             last = self._hand_index[done] >= self.match_hands  # the episode's last hand ended
-            short = np.zeros(len(done), dtype=np.bool_)
+            short = None
             if b.keeps_balances:  # B4 场次下限: a seat below min_beans ends the match after its hand
                 short = ~last & (result["balances"] < b.rules.min_beans).any(axis=1)
                 last |= short
@@ -187,13 +188,13 @@ class VectorEnv:
             if len(over):
                 self._record_ends(info, over, _END_NAMES[result.pop("end_reason")[last]],
                                   {key: value[last] for key, value in result.items()},
-                                  np.where(short[last], "min_beans", "hands"))
+                                  None if short is None else np.where(short[last], "min_beans", "hands"))
         if len(penalised):  # illegal_action="terminate": the episode ends where the hand stands
             rewards[penalised, b.seat[penalised]] = self.illegal_reward
             result = b.hand_result(penalised)
             del result["end_reason"]
             self._record_ends(info, penalised, np.full(len(penalised), ILLEGAL_END, dtype=object), result,
-                              np.full(len(penalised), "", dtype=object))
+                              np.full(len(penalised), "", dtype=object) if b.keeps_balances else None)
             self._hand_index[penalised] = 0
         for t in (over, penalised):
             terminated[t] = True
@@ -270,7 +271,7 @@ class VectorEnv:
         return np.flatnonzero(active)
 
     def _record_ends(self, info: dict[str, Any], over: np.ndarray, reasons: np.ndarray,
-                     fields: dict[str, np.ndarray], match_end: np.ndarray) -> None:
+                     fields: dict[str, np.ndarray], match_end: np.ndarray | None) -> None:
         """The info of the episodes that ended at tables ``over``: beans, end reason, the last hand's
         fields (as the hand stands, for a table ended by an illegal action), with balances kept
         the ``match_end`` (``hands``, ``min_beans``; "" after an illegal action) and, if asked,
@@ -283,7 +284,7 @@ class VectorEnv:
                 info["match_end"] = self._no_reason.copy()
         info["beans"][over] = self._episode_beans[over]
         info["end_reason"][over] = reasons
-        if self.backend.keeps_balances:
+        if match_end is not None:
             info["match_end"][over] = match_end
         info["_final"][over] = True
         for key, value in fields.items():  # "won" and the backend's other fields of the last hand

@@ -1,6 +1,7 @@
 """The optional planes of both games' compiled encoders (:data:`mjenv.encoding.OPTIONAL_PLANES`):
 ``escaped`` (S16) and ``balance`` (B4), 4 planes each after the default ones, only when their
-rule option is on; the same values as the reference observer's ``_optional_planes``."""
+rule option is on; the same values as the reference observer's ``_optional_planes``. Rule IDs:
+docs/rules-blood-battle.md."""
 
 from __future__ import annotations
 

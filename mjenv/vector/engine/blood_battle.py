@@ -51,9 +51,9 @@ FIELDS = (
     "kong_transferred", "n_kongs", "last_kong", "kong_discard", "phase", "current", "drawn",
     "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos", "end_reason",
     "next_dealer", "mask", "delta",
-    # S16 and B4 (rule options escape and bankroll): who left and the 扣豆 it paid, the beans held
+    # S16 and B4 (rule options escape and bankroll): who left, who won or left, the 扣豆 paid, the beans held
     # (kept over a match), the beans each payer really paid a kong, the due queue of a settlement event.
-    "escaped", "penalty", "balances", "kong_paid", "due_n", "due_from", "due_to", "due_beans",
+    "escaped", "out_of_play", "penalty", "balances", "kong_paid", "due_n", "due_from", "due_to", "due_beans",
 )
 Arrays = namedtuple("Arrays", FIELDS)
 """The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
@@ -91,7 +91,8 @@ def new_state(n: int, n_actions: int = N_ACTIONS) -> tuple[State, Arrays]:
         queue=np.zeros((n, 3), i8), answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8),
         q_pos=np.zeros(n, i8), end_reason=np.zeros(n, i8), next_dealer=np.zeros(n, i8),
         mask=np.zeros((n, n_actions), i8), delta=np.zeros((n, 4), i64),
-        escaped=np.zeros((n, 4), i8), penalty=np.zeros((n, 4), i64), balances=np.zeros((n, 4), i64),
+        escaped=np.zeros((n, 4), i8), out_of_play=np.zeros((n, 4), i8), penalty=np.zeros((n, 4), i64),
+        balances=np.zeros((n, 4), i64),
         kong_paid=np.zeros((n, MAX_KONGS, 4), i64), due_n=np.zeros(n, i8), due_from=np.zeros((n, MAX_DUES), i8),
         due_to=np.zeros((n, MAX_DUES), i8), due_beans=np.zeros((n, MAX_DUES), i64),
     )
@@ -106,10 +107,10 @@ def wall_count(st: State, t: int) -> int:
     return st.tail[t] - st.head[t]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def in_play(st: State, t: int, s: int) -> bool:
-    """Seat s has neither won nor escaped (S16)."""
-    return not st.won[t, s] and not st.escaped[t, s]
+    """Seat s has neither won nor escaped (S16): one read, as the default game's ``won`` was."""
+    return st.out_of_play[t, s] == 0
 
 
 @njit(cache=True, nogil=True)
@@ -160,7 +161,7 @@ def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def game_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
     """The legal actions of the game into ``mask[t]`` (all of them but ESCAPE); returns how many."""
     mask = st.mask[t]
@@ -229,6 +230,7 @@ def pay(st: State, t: int, payer: int, payee: int, points: int, rules: np.ndarra
 def kong_made(st: State, t: int, maker: int, payers: int, points: int, rules: np.ndarray) -> None:
     """Record a kong and collect ``points`` from each seat of the bit set ``payers`` (S5), one
     settlement event; the kong keeps the points owed and the beans really paid (B4)."""
+    keep = rules[R_BALANCES] != 0
     i = st.n_kongs[t]
     st.n_kongs[t] = i + 1
     st.kong_maker[t, i] = maker
@@ -239,13 +241,13 @@ def kong_made(st: State, t: int, maker: int, payers: int, points: int, rules: np
         p = (maker + j) % 4
         if payers >> p & 1:
             pay(st, t, p, maker, points, rules)
-    settle_event(st, t)  # with balances: the beans paid, due by due, in due_beans
+    settle_event(st, t, keep)  # with balances: the beans paid, due by due, in due_beans
     due = 0
     for j in range(1, 4):
         p = (maker + j) % 4
         if payers >> p & 1 and points:
             st.kong_pay[t, i, p] += points
-            st.kong_paid[t, i, p] += st.due_beans[t, due] if rules[R_BALANCES] else points * rules[R_COEF]
+            st.kong_paid[t, i, p] += st.due_beans[t, due] if keep else points * rules[R_COEF]
             due += 1
     st.last_kong[t] = i
 
@@ -293,6 +295,7 @@ def settle_win(st: State, t: int, w: int, k: int, source: int, ctx: int, rules: 
 def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
     """流局 checks in order, each one settlement event: 查花猪, 查大叫, 退税 (S15), among the seats
     that have not escaped (S16)."""
+    keep = rules[R_BALANCES] != 0
     pig = np.zeros(4, np.bool_)
     for s in range(4):
         pig[s] = not st.escaped[t, s] and is_flower_pig(st.hands[t, s], st.meld[t, s])
@@ -301,7 +304,7 @@ def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> 
             for o in range(4):
                 if not pig[o] and not st.escaped[t, o]:
                     pay(st, t, p, o, rules[R_PIG], rules)
-    settle_event(st, t)
+    settle_event(st, t, keep)
     ready = np.zeros(4, np.int64)
     playing = np.zeros(4, np.bool_)
     for s in range(4):
@@ -314,8 +317,7 @@ def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> 
             for o in range(4):
                 if playing[o] and ready[o] > 0:
                     pay(st, t, s, o, ready[o], rules)
-    settle_event(st, t)
-    keep = rules[R_BALANCES] != 0
+    settle_event(st, t, keep)
     for i in range(st.n_kongs[t]):
         m = st.kong_maker[t, i]
         if in_play(st, t, m) and ready[m] == 0 and not st.kong_transferred[t, i]:  # a 花猪's ready is 0
@@ -323,7 +325,7 @@ def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> 
                 p = (m + j) % 4
                 if not st.escaped[t, p]:
                     owe(st, t, m, p, st.kong_paid[t, i, p], keep)
-    settle_event(st, t)
+    settle_event(st, t, keep)
     end(st, t, END_DRAW, rules)
 
 
@@ -368,6 +370,7 @@ def after_wins(st: State, t: int, winners: int, source: int, rules: np.ndarray, 
     for w in range(4):
         if winners >> w & 1:
             st.won[t, w] = 1
+            st.out_of_play[t, w] = 1
             d = (w - source - 1) % 4
             if d > far:
                 far, last = d, w
@@ -409,7 +412,7 @@ def discard_wins(st: State, t: int, winners: int, src: int, k: int, rules: np.nd
                 income += st.kong_paid[t, kd, p]
             owe(st, t, src, w, income, rules[R_BALANCES] != 0)
             st.kong_transferred[t, kd] = 1
-    settle_event(st, t)  # 一炮多响: one settlement event
+    settle_event(st, t, rules[R_BALANCES] != 0)  # 一炮多响: one settlement event
     after_wins(st, t, winners, src, rules, table)
 
 
@@ -419,7 +422,7 @@ def rob_wins(st: State, t: int, robbers: int, s: int, k: int, rules: np.ndarray,
         w = (s + i) % 4
         if robbers >> w & 1:
             settle_win(st, t, w, k, s, ROB_KONG | (DEALER if w == st.dealer[t] else 0), rules, table)
-    settle_event(st, t)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     after_wins(st, t, robbers, s, rules, table)
 
 
@@ -429,7 +432,7 @@ def self_draw_win(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> No
     ctx = SELF_DRAWN | (AFTER_KONG if st.after_kong[t] else 0) | (FIRST_TURN if first_turn(st, t, s) else 0)
     ctx |= DEALER if s == st.dealer[t] else 0
     settle_win(st, t, s, k, -1, ctx, rules, table)
-    settle_event(st, t)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     st.hands[t, s, k] -= 1
     after_wins(st, t, 1 << s, s, rules, table)
 
@@ -644,10 +647,11 @@ def escape_dues(st: State, t: int, s: int, rules: np.ndarray, table: np.ndarray,
 @njit(cache=True, nogil=True)
 def escape(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
     """The seat to act leaves the hand at once and pays what the escape rule asks (S16; from a
-    limited balance, S16.3); the hand ends (qq, or fewer than two seats left in play) or plays on
-    without it."""
+    limited balance as seed 002 逃跑 (a), (b) say, B4); the hand ends (qq, or fewer than two seats
+    left in play) or plays on without it."""
     s, phase = st.current[t], st.phase[t]
     st.escaped[t, s] = 1
+    st.out_of_play[t, s] = 1
     payees = np.empty(3, np.int64)
     owed = np.empty(3, np.int64)
     m, penalty = escape_dues(st, t, s, rules, table, payees, owed)
@@ -727,6 +731,7 @@ def deal(st: State, t: int, dealer: int, rules: np.ndarray, table: np.ndarray) -
     st.q_len[t], st.q_pos[t] = 0, 0
     st.end_reason[t] = END_NONE
     st.escaped[t] = 0
+    st.out_of_play[t] = 0
     st.penalty[t] = 0
     st.due_n[t] = 0
     st.dealer[t] = dealer

@@ -11,7 +11,7 @@ Fans (J4, J9) are the one thing not compiled: where a score is needed — the �
 eight_fan room and every win's settlement — :func:`score` returns to Python (numba ``objmode``)
 and calls :func:`mjenv.rules.joy.score_win` with the same context the reference builds, then
 resumes. Everything else (deal, 补花, 财神, claims, masks, bird, payments) is compiled.
-Rule IDs: docs/rules-joy-mahjong.md.
+Rule IDs: docs/rules-joy-mahjong.md (B: docs/rules-blood-battle.md).
 
 The rule options follow the reference too: ``escape`` (J11) adds ESCAPE, the last action, to
 every mask, and an escape ends the hand; ``bankroll`` (B4) pays each settlement event's payments
@@ -396,7 +396,7 @@ def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def game_mask(st: State, rules: np.ndarray, t: int) -> int:
     """The legal actions of the game into ``mask[t]`` (all of them but ESCAPE); returns how many."""
     mask = st.mask[t]
@@ -649,7 +649,7 @@ def settle(st: State, rules: np.ndarray, t: int, w: int, k: int, source: int, ho
         if b_seat == w or b_seat == payer:  # J8
             amount *= 2
         pay(st, rules, t, payer, w, amount)
-    settle_event(st, t)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     end(st, rules, t, END_WIN)
 
 

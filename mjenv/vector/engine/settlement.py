@@ -56,11 +56,13 @@ def owe(st, t: int, payer: int, payee: int, beans: int, keep: bool) -> None:
 
 
 @njit(cache=True, nogil=True)
-def settle_event(st, t: int) -> int:
+def settle_event(st, t: int, keep: bool) -> int:
     """Pay the queued dues of one settlement event (B4): each payer pays at most what it holds now
     (nothing has moved since the event began), split among its dues in the ratio owed
     (:func:`~mjenv.vector.rules.beans.pay_from_balance`). Leaves the beans paid in
     ``due_beans[t, :n]`` and returns n, the number of dues (0 without balances: nothing queued)."""
+    if not keep:
+        return 0
     n = st.due_n[t]
     if n == 0:
         return 0
