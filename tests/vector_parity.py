@@ -5,7 +5,8 @@ and unseeded after each episode; at every step both must agree on the seat to ac
 observation, the rewards and (``check_state``) ``state()``, and with the rule options on who has
 escaped and every seat's balance; at each episode end on the beans, the winners, the end reason,
 with the options the seats that escaped, the balances and how the match ended, and (for an env
-made with ``final_observations=True``) every seat's view of the finished table.
+made with ``final_observations=True``) every seat's view of the finished table. Rule IDs:
+docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
