@@ -4,9 +4,15 @@ The hands and helpers come from the blood-battle and Joy scenario tests (same co
 dealer is seat 0, every seat voids 条, N = 1 and A = 0 unless a test says otherwise, every
 decision is asked). Each amount is worked out by hand in a comment; the pure settlement
 functions are tested in test_escape_settlement.py.
+
+Every scenario runs twice: on the readable engine, and on the readable and compiled engines side
+by side (``vector_twin.CompiledTwin``: the compiled table is dealt the same wall through the reset
+options and must agree at every decision and at the end of the hand).
 """
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
@@ -16,9 +22,21 @@ from support import burn, legal, pays, play
 from test_blood_battle_scenarios import (D, DRAWS_LEAVING, FORCED_JUNK, GANG_PAO_HANDS, HU, KONG, MULTI_DRAWS,
                                          MULTI_HANDS, MULTI_ROUND, PASS, PONG, READY_5P, ROB_HANDS, VOID, _in_turns,
                                          _rest, dingque, last_draws, new_game)
+from vector_twin import CompiledTwin
 
 ESCAPE_BB, ESCAPE_JOY = 62, 76  # the last action of each game's layout with escape=True
 CAP = 192  # 6·2^(6−1)
+
+
+@pytest.fixture(autouse=True, params=["readable", "compiled"])
+def engine(request, monkeypatch):
+    """``compiled``: the scenarios' games are twins, each also played by the compiled engine."""
+    if request.param == "compiled":
+        blood, joy_game = new_game, joy.new_game
+        monkeypatch.setattr(sys.modules[__name__], "new_game",
+                            lambda *a, **k: CompiledTwin(blood(*a, **k), "blood_battle"))
+        monkeypatch.setattr(joy, "new_game", lambda *a, **k: CompiledTwin(joy_game(*a, **k), "joy_mahjong"))
+    return request.param
 
 
 def escape_events(g) -> list[dict]:

@@ -5,7 +5,9 @@ Table i of ``make("joy_mahjong", n).reset(seed=s)`` must play exactly what ``raw
 legal actions (half the tables eager: 胡, kongs and calls first, to reach wins, robs and kong
 replacements often); at every step the seat to act, the mask, the observation, the rewards and
 ``state()`` must be equal, and at the end of each hand the beans, the end reason, the win (seat,
-tile, source, fan, X), the bird and every seat's view of the finished table.
+tile, source, fan, X), the bird and every seat's view of the finished table. With the rule options
+(escape, bankroll) the seats escape now and then, and who escaped, the balances at every step and
+how each match ended must agree too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from mjenv import joy_mahjong_v0, vector
 from support import pick_action
+from vector_parity import short_payments
 
 # The default suite plays >= 2,000 games per room; the slow suite 100,000 (PARITY_SLOW_GAMES).
 ROOMS = ("popular", "eight_fan", "no_fan")
@@ -42,7 +45,11 @@ class _Recorder:
 
 def _check_hand_end(g: Any, got: dict[str, Any], where: str) -> None:
     """The finished hand of the reference game ``g`` against the backend's record."""
-    assert got["end_reason"] == ("", "win", "draw").index(g.end_reason), where
+    assert got["end_reason"] == ("", "win", "draw", "escape").index(g.end_reason), where
+    if g.rules.escape:
+        assert got["escaped"].tolist() == g.escaped, where
+    if g.balances is not None:
+        assert got["balances"].tolist() == g.balances, where
     if g.wins:
         (w,) = g.wins
         src = -1 if w.source is None else w.source
@@ -55,10 +62,16 @@ def _check_hand_end(g: Any, got: dict[str, Any], where: str) -> None:
 
 
 def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TABLES,
-                check_state: bool = True) -> dict[str, int]:
-    """Play ``games`` episodes over ``tables`` tables through both engines, comparing every step.
-    Returns counts of what was reached (wins, draws, decisions)."""
-    venv = vector.make("joy_mahjong", tables, final_observations=check_state, **options)
+                check_state: bool = True, escape_rate: float | np.ndarray = 0.0, hands: int = 0,
+                final_observations: bool | None = None) -> dict[str, int]:
+    """Play ``games`` episodes and ``hands`` hands over ``tables`` tables through both engines,
+    comparing every step;
+    with the ESCAPE action a seat escapes with probability ``escape_rate`` (one, or one per table). Returns counts of
+    what was reached (wins, draws, escapes, decisions, payments cut short by a balance). Every
+    seat's view of each finished table is compared with ``final_observations`` (by default with
+    ``check_state``)."""
+    final_observations = check_state if final_observations is None else final_observations
+    venv = vector.make("joy_mahjong", tables, final_observations=final_observations, **options)
     rec = _Recorder(venv.backend)
     envs = [joy_mahjong_v0.raw_env(**options) for _ in range(tables)]
     for i, e in enumerate(envs):
@@ -67,9 +80,11 @@ def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TA
     rng = np.random.default_rng(seed)
     eager = np.arange(tables) % 2 == 0
     layout = envs[0].layout
-    stats = {"games": 0, "wins": 0, "draws": 0, "decisions": 0, "hands": 0}
-    while stats["games"] < games:
+    stats = {"games": 0, "wins": 0, "draws": 0, "escapes": 0, "decisions": 0, "hands": 0, "min_beans": 0}
+    while stats["games"] < games or stats["hands"] < hands:
         state = venv.state() if check_state else None
+        if envs[0].rules.bankroll is not None:
+            assert venv.backend.arrays.balances.tolist() == [e.game.balances for e in envs], stats["decisions"]
         actions = np.empty(tables, dtype=np.int64)
         for i, e in enumerate(envs):
             where = f"table {i} seed {seed + i} step {stats['decisions']}"
@@ -80,7 +95,12 @@ def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TA
             assert np.array_equal(obs["observation"][i], ref["observation"]), where
             if check_state:
                 assert np.array_equal(state[i], e.state()), where
-            actions[i] = pick_action(layout, ref["action_mask"], rng, bool(eager[i]))
+            if layout.ESCAPE < 0:
+                actions[i] = pick_action(layout, ref["action_mask"], rng, bool(eager[i]))
+            elif rng.random() < np.broadcast_to(escape_rate, (tables,))[i]:
+                actions[i] = layout.ESCAPE
+            else:  # the game's own actions
+                actions[i] = pick_action(layout, ref["action_mask"][:layout.ESCAPE], rng, bool(eager[i]))
         obs, rewards, terminated, truncated, info = venv.step(actions)
         stats["decisions"] += tables
         for i, e in enumerate(envs):
@@ -91,15 +111,21 @@ def play_parity(options: dict[str, Any], seed: int, games: int, tables: int = TA
             if g.over:  # the hand ended (in a match the next one is already dealt)
                 stats["hands"] += 1
                 _check_hand_end(g, rec.tables[i], where)
-                stats["wins" if g.wins else "draws"] += 1
+                stats[{"win": "wins", "draw": "draws", "escape": "escapes"}[g.end_reason]] += 1
+                for kind in short_payments(g) if g.balances is not None else ():
+                    stats[f"short_{kind}"] = stats.get(f"short_{kind}", 0) + 1
             assert bool(terminated[i]) == all(e.terminations.values()), where
             if terminated[i]:
-                if check_state:  # every seat's view of the finished table
+                if final_observations:  # every seat's view of the finished table
                     views = np.array([e.observe_seat(s) for s in range(4)])
                     assert np.array_equal(info["final_obs"][i], views), where
                 agent0 = e.possible_agents[0]
                 assert info["beans"][i].tolist() == [e.infos[a]["beans"] for a in e.possible_agents], where
                 assert info["end_reason"][i] == e.infos[agent0]["end_reason"], where
+                if e.rules.bankroll is not None:
+                    assert info["balances"][i].tolist() == [e.infos[a]["balance"] for a in e.possible_agents], where
+                    assert info["match_end"][i] == e.infos[agent0]["match_end"], where
+                    stats["min_beans"] += e.infos[agent0]["match_end"] == "min_beans"
                 stats["games"] += 1
                 e.reset()
     venv.close()

@@ -96,7 +96,7 @@ def _heuristic_would_discard(hand: np.ndarray, st: eng.State, u: int, o: int, ct
     st.river_counts[u, o, d] -= 1
     st.current[u], st.phase[u], st.drawn[u] = o, eng.TURN, -1
     eng.compute_mask(st, u, rules, win_table)
-    enc.observe(st, u, obs[0], bean_scale, rule_flags)
+    enc.observe(st, u, obs[0], bean_scale, rule_flags, 0)
     chosen = ch.act_batch(obs, st.mask[u:u + 1], table, scoring)[0]
     st.hands[u, o, :] = kept_hand
     st.mask[u, :] = kept_mask
@@ -230,7 +230,7 @@ def play_out(st: eng.State, u: int, s: int, action: int, ctx: tuple, obs: np.nda
     before = st.beans[u, s]
     over = eng.apply(st, u, action, rules, win_table)
     while not over:
-        enc.observe(st, u, obs[0], bean_scale, rule_flags)
+        enc.observe(st, u, obs[0], bean_scale, rule_flags, 0)
         over = eng.apply(st, u, ch.act_batch(obs, st.mask[u:u + 1], table, scoring)[0], rules, win_table)
     return st.beans[u, s] - before
 
@@ -247,9 +247,16 @@ def shanten_counts(st: eng.State, profile: np.ndarray, table: np.ndarray) -> Non
                 profile[min(st.river_len[u, o], profile.shape[0] - 1), min(sh + 1, profile.shape[1] - 1)] += 1
 
 
+def require_default_rules(backend: Any) -> None:
+    """The search copies tables into default-sized scratch states and observes default planes."""
+    if backend.rules.escape or backend.rules.bankroll is not None:
+        raise ValueError("the compiled search plays the default rules only, without the options escape and bankroll")
+
+
 def context(backend: Any) -> tuple:
     """What the compiled engine, encoder and heuristic need of a blood-battle backend's table:
     (engine rules, win shapes, bean scale, rule flags, heuristic table, heuristic scoring)."""
+    require_default_rules(backend)
     return (backend._rules, backend._table, backend.bean_scale, backend.rule_flags, cf.suit_table(),
             ch.scoring(backend.rules))
 

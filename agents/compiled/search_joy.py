@@ -20,6 +20,7 @@ from mjenv.vector.engine import joy_mahjong as eng
 
 from . import features as cf
 from . import heuristic_joy as ch
+from .search import require_default_rules
 
 TABLE_FIELDS = tuple(f for f in eng.FIELDS if f not in ("suit_need", "honour_need"))
 """The per-table arrays a copy of a table takes (the win check's look-up tables are shared)."""
@@ -42,7 +43,7 @@ def play_out(st: eng.State, u: int, s: int, action: int, ctx: tuple, obs: np.nda
     before = st.beans[u, s]
     over = eng.apply(st, rules, u, action)
     while not over:
-        enc.observe(st, u, st.current[u], bean_scale, rule_flags, obs[0])
+        enc.observe(st, u, st.current[u], bean_scale, rule_flags, 0, obs[0])
         over = eng.apply(st, rules, u, ch.act_batch(obs, st.mask[u:u + 1], suits, honours)[0])
     return st.beans[u, s] - before
 
@@ -50,6 +51,7 @@ def play_out(st: eng.State, u: int, s: int, action: int, ctx: tuple, obs: np.nda
 def context(backend: Any) -> tuple:
     """What the compiled engine, encoder and heuristic need of a Joy backend's table:
     (engine rules, bean scale, rule flags, the heuristic's suit and honour tables)."""
+    require_default_rules(backend)
     return backend._rules, backend.bean_scale, backend.rule_flags, cf.suit_table(), cf.honour_table()
 
 

@@ -28,6 +28,11 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
    ``tables[j]`` into ``out[j]`` (any seat, also of a finished hand before the next deal).
 5. ``state(out)`` writes the AEC env's ``state()`` of every table into ``out``;
    ``hand_result(tables)`` reads a finished hand (end reason, winners) before the next deal.
+
+With the rule options ``escape`` (S16, J11) and ``bankroll`` (B4) the masks have one more column
+(ESCAPE, the last action), the observations and states the optional planes of the AEC encoders,
+and ``hand_result`` the seats that escaped and the balances after the hand (which carry over the
+hands of an episode). Rule IDs: docs/rules-blood-battle.md, docs/rules-joy-mahjong.md.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ from typing import Any, Callable, Protocol
 
 import numba
 import numpy as np
+
+from .encoding.optional import optional_bits
 
 _pool_forked = False
 """True in a process forked after its parent started numba's ``omp`` pool (GNU OpenMP cannot run
@@ -62,7 +69,7 @@ def _after_fork_in_child() -> None:
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
-END_REASONS = ("", "win", "draw")
+END_REASONS = ("", "win", "draw", "escape")
 """``hand_result`` end-reason codes: index into this tuple (the reference's ``end_reason``)."""
 
 
@@ -82,6 +89,8 @@ class Backend(Protocol):
     """int64 ``(N,)``: the seat to act at each table (valid after ``observe``)."""
     mask: np.ndarray
     """int8 ``(N, n_actions)``: the legal actions of that seat (valid after ``observe``)."""
+    keeps_balances: bool
+    """The rules keep bean balances (rule option ``bankroll``): ``hand_result`` has ``balances``."""
 
     def use_threads(self, n: int) -> None:
         """Prepare ``n`` parts (threads): ``step`` splits its tables over them."""
@@ -118,12 +127,17 @@ class Backend(Protocol):
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """Of the listed tables' finished hands: ``end_reason`` (int8 codes into END_REASONS),
-        ``won`` (bool ``(len, 4)``: seats that won this hand)."""
+        ``won`` (bool ``(len, 4)``: seats that won this hand); with ``escape``, ``escaped`` (bool
+        ``(len, 4)``); with ``bankroll``, ``balances`` (int64 ``(len, 4)``, after the hand)."""
         ...
 
 
 AEC_ONLY = ("render_mode", "tile_style", "log_path")
 """AEC env options a batched env refuses: rendering and logs belong to one replayed table."""
+
+SPLIT_BOUND = 3_000_000_000
+"""Most beans one seat may owe in a hand when balances split payments: a split multiplies two
+amounts of at most that size, which int64 holds (the reference's ints are unbounded)."""
 
 
 class CompiledBackend:
@@ -137,16 +151,18 @@ class CompiledBackend:
 
     game: str
 
-    def __init__(self, num_envs: int, raw_env: Callable[..., Any], new_state: Callable[[int], Any],
+    def __init__(self, num_envs: int, raw_env: Callable[..., Any], new_state: Callable[[int, int], Any],
                  options: dict[str, Any]) -> None:
         aec_only = sorted(set(options) & set(AEC_ONLY))
         if aec_only:
             raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
                              f"replay a table through {self.game}_v0.raw_env to use them")
         ref = raw_env(**options)  # the same validation and errors as the AEC env
-        if ref.rules.escape or ref.rules.bankroll is not None:
-            raise ValueError("the rule options escape and bankroll are not in the compiled engine yet: "
-                             f"play them on {self.game}_v0.raw_env")
+        bound = ref.observer.bean_bound * ref.observer.bean_scale  # beans one seat can move in a hand
+        if ref.rules.bankroll is not None and bound > SPLIT_BOUND:
+            raise ValueError(f"with bankroll, the compiled engine splits payments in int64: a hand of these rules "
+                             f"can move up to {bound:,.0f} beans per seat, more than {SPLIT_BOUND:,}; lower "
+                             f"room_coefficient (or escape_x), or play them on {self.game}_v0.raw_env")
         self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
         self.layout, self.n_actions = ref.layout, ref.layout.n
         self.observer, self.script_keys = ref.observer, ref.script_keys
@@ -156,7 +172,12 @@ class CompiledBackend:
         """The AEC env's observation Box (its bounds and dtype)."""
         self.bean_scale = float(ref.observer.bean_scale)
         self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
-        self.st, self.arrays = new_state(num_envs)
+        # The optional planes (escaped, balance) follow the default ones, as in the AEC encoders.
+        self.obs_shape = (ref.observer.planes, ref.observer.width)
+        self.state_shape = (ref.observer.state_planes, ref.observer.width)
+        self.optional = optional_bits(ref.observer)
+        self.keeps_balances = ref.rules.bankroll is not None
+        self.st, self.arrays = new_state(num_envs, self.n_actions)
         self.views = [self.st]
         self._view_tuple = (self.st,)
         self.seat = self.arrays.current  # the engine's own buffers
@@ -167,6 +188,16 @@ class CompiledBackend:
         """Bytes one table's state arrays and observation buffers take (for the memory check)."""
         _, arrays = cls.new_state(1)
         return sum(a.nbytes for a in arrays) + 3 * 4 * int(np.prod(cls.obs_shape))
+
+    def option_results(self, tables: np.ndarray) -> dict[str, np.ndarray]:
+        """``hand_result``'s fields of the rule options: ``escaped`` with escape, ``balances``
+        (after the hand) with bankroll; none with the options off."""
+        out = {}
+        if self.rules.escape:
+            out["escaped"] = self.arrays.escaped[tables] != 0
+        if self.keeps_balances:
+            out["balances"] = self.arrays.balances[tables].copy()
+        return out
 
     def use_threads(self, n: int) -> None:
         """One compiled view of the state per thread (``part`` 0 .. n - 1)."""

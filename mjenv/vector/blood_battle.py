@@ -1,6 +1,7 @@
 """The blood-battle backend of :mod:`mjenv.vector` (the :class:`~mjenv.vector.backend.Backend`
 protocol): the AEC env's options and validation, the seeded walls, and chunk loops over the
 compiled engine (:mod:`.engine.blood_battle`) and encoder (:mod:`.encoding.blood_battle`).
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .backend import CompiledBackend
 from .engine import blood_battle as eng
 from .encoding import blood_battle as enc
 from .rules.shapes import suit_table
-from .rules.sichuan import rule_vector
+from .rules.sichuan import R_BANKROLL, rule_vector
 from .seeding import shuffled
 
 _TILES = np.array(SUIT_TILES, dtype=np.int8)
@@ -39,7 +40,7 @@ def _scripted(script: dict[str, Any]) -> tuple[np.ndarray, int]:
 @njit(cache=True, nogil=True)
 def _step_chunk(st: eng.State, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray,
                 ended: np.ndarray, rules: np.ndarray, table: np.ndarray, out: np.ndarray, observe: bool,
-                bean_scale: float, rule_flags: np.ndarray) -> None:
+                bean_scale: float, rule_flags: np.ndarray, optional: int) -> None:
     """Play one action per listed table; ``ended[j]``: the hand of ``tables[j]`` ended; with
     ``observe``, the next observation of every table whose hand goes on into ``out``."""
     for j in range(len(tables)):
@@ -47,40 +48,40 @@ def _step_chunk(st: eng.State, actions: np.ndarray, tables: np.ndarray, delta: n
         ended[j] = eng.apply(st, t, actions[t], rules, table)
         delta[t, :] = st.delta[t]
         if observe and not ended[j]:
-            enc.observe(st, t, out[t], bean_scale, rule_flags)
+            enc.observe(st, t, out[t], bean_scale, rule_flags, optional)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _step_parts(views: tuple, bounds: np.ndarray, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray,
                 ended: np.ndarray, rules: np.ndarray, table: np.ndarray, out: np.ndarray, observe: bool,
-                bean_scale: float, rule_flags: np.ndarray) -> None:
+                bean_scale: float, rule_flags: np.ndarray, optional: int) -> None:
     """:func:`_step_chunk` of part p = ``tables[bounds[p]:bounds[p + 1]]`` through ``views[p]``,
     the parts on numba's thread pool."""
     for p in prange(len(bounds) - 1):
         lo, hi = bounds[p], bounds[p + 1]
         _step_chunk(views[p], actions, tables[lo:hi], delta, ended[lo:hi], rules, table, out, observe,
-                    bean_scale, rule_flags)
+                    bean_scale, rule_flags, optional)
 
 
 @njit(cache=True, nogil=True)
 def _observe_chunk(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float,
-                   rule_flags: np.ndarray) -> None:
+                   rule_flags: np.ndarray, optional: int) -> None:
     for j in range(len(tables)):
         t = tables[j]
-        enc.observe(st, t, out[t], bean_scale, rule_flags)
+        enc.observe(st, t, out[t], bean_scale, rule_flags, optional)
 
 
 @njit(cache=True, nogil=True)
 def _observe_seats(st: eng.State, tables: np.ndarray, seats: np.ndarray, out: np.ndarray, bean_scale: float,
-                   rule_flags: np.ndarray) -> None:
+                   rule_flags: np.ndarray, optional: int) -> None:
     for j in range(len(tables)):
-        enc.observe_seat(st, tables[j], seats[j], bean_scale, rule_flags, out[j])
+        enc.observe_seat(st, tables[j], seats[j], bean_scale, rule_flags, optional, out[j])
 
 
 @njit(cache=True, nogil=True)
-def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float) -> None:
+def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float, optional: int) -> None:
     for j in range(tables.shape[0]):
-        enc.state(st, tables[j], out[j], bean_scale)
+        enc.state(st, tables[j], out[j], bean_scale, optional)
 
 
 @njit(cache=True, nogil=True)
@@ -88,13 +89,15 @@ def _start_chunk(st: eng.State, tables: np.ndarray, seeds: np.ndarray, hands: np
                  script_wall: np.ndarray, script_dealer: int, rules: np.ndarray, table: np.ndarray) -> None:
     """Deal hand ``hands[j]`` of ``seeds[j]`` on ``tables[j]``: the wall and dice of
     :func:`mjenv.engine.blood_battle.seeded_wall`; in classic matches the previous hand's next
-    dealer deals; a script (a wall, dealer >= 0) overrides an episode's first hand."""
+    dealer deals; a script (a wall, dealer >= 0) overrides an episode's first hand. An episode
+    starts from the bankroll's balances, which then carry over its hands (B4)."""
     rolls = np.empty(1, np.int64)
     for j in range(len(tables)):
         t = tables[j]
         shuffled(_TILES, seeds[j], hands[j], st.wall[t], rolls)
         dealer = st.next_dealer[t] if classic and hands[j] > 0 else rolls[0]
         if hands[j] == 0:
+            st.balances[t, :] = rules[R_BANKROLL : R_BANKROLL + 4]
             if len(script_wall):
                 st.wall[t, :] = script_wall
             if script_dealer >= 0:
@@ -127,25 +130,30 @@ class BloodBattleBackend(CompiledBackend):
     def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
                    out: np.ndarray, observe: bool) -> tuple:
         return (actions, tables, delta, ended, self._rules, self._table, out, observe, self.bean_scale,
-                self.rule_flags)
+                self.rule_flags, self.optional)
 
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
-        _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
+        _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags, self.optional)
 
     def observe_seats(self, tables: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         """Seat ``seats[j]``'s observation of ``tables[j]`` into ``out[j]`` (protocol)."""
-        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags)
+        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags, self.optional)
 
     def state(self, out: np.ndarray, tables: np.ndarray) -> None:
         """The AEC ``state()`` of ``tables[j]`` into ``out[j]`` (protocol)."""
-        _state_tables(self.st, tables, out, self.bean_scale)
+        _state_tables(self.st, tables, out, self.bean_scale, self.optional)
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """The finished hands (protocol), plus each seat's win, int64 ``(len, 4)``: ``win_from``
         (the discarder or robbed kong-maker, -1 self-drawn), ``fan`` (total fan before the cap),
-        ``win_order`` (1 for the hand's first win, 2, 3; 0 for a seat that did not win)."""
+        ``win_order`` (1 for the hand's first win, 2, 3; 0 for a seat that did not win); with the
+        rule options, ``escaped`` and ``balances`` (:meth:`CompiledBackend.option_results`), and
+        with ``escape`` the 扣豆 each seat paid, ``penalty`` int64 ``(len, 4)`` (S16.1)."""
         a = self.arrays
-        return {"end_reason": a.end_reason[tables].copy(), "won": a.won[tables] != 0,
-                "win_from": a.win_from[tables].astype(np.int64), "fan": a.win_fan[tables].astype(np.int64),
-                "win_order": a.win_order[tables].astype(np.int64)}
+        out = {"end_reason": a.end_reason[tables].copy(), "won": a.won[tables] != 0,
+               "win_from": a.win_from[tables].astype(np.int64), "fan": a.win_fan[tables].astype(np.int64),
+               "win_order": a.win_order[tables].astype(np.int64), **self.option_results(tables)}
+        if self.rules.escape:
+            out["penalty"] = a.penalty[tables].copy()
+        return out

@@ -1,5 +1,6 @@
 """The batched env of :mod:`mjenv.vector`: seeding, episodes, autoreset, validation and threads,
-shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide.
+shared by every game backend (:mod:`.backend`). ``docs/vector.md`` is the guide. Rule IDs:
+docs/rules-blood-battle.md, docs/rules-joy-mahjong.md.
 
 ======================  =====================================================================
 Make                    ``mjenv.vector.make(game, num_envs, num_threads=1, copy=True,
@@ -20,6 +21,11 @@ Episode end             ``terminated[i]``; same-step autoreset (``autoreset_mode
                         backend's win fields (``win_from``, ``fan`` ...) where ``info["_final"]``;
                         ``final_observations=True``: ``info["final_obs"][i]``, every seat's view of
                         the finished table ``(4, *obs_shape)``; never truncated
+Rule options            ``escape`` (S16, J11): ESCAPE is the last action; ``info["escaped"]`` bool
+                        (N, 4), ``end_reason`` ``"escape"``, blood battle ``info["penalty"]`` (扣豆
+                        paid); ``bankroll`` (B4): ``info["balances"]`` int64 (N, 4) after the
+                        episode, carried over its hands; ``info["match_end"]`` ``"hands"`` or
+                        ``"min_beans"`` (a seat below ``min_beans`` ended the match)
 State                   ``state(tables=None)``: float32 (N, *state_shape), the AEC env's ``state()``
                         (of the listed tables only, given ``tables``)
 Buffers                 ``copy=False``: the returned obs/mask arrays are reused by the next step
@@ -39,7 +45,8 @@ seeds in ``reset`` and the hand's win fields in ``info`` (for the duplicate aren
 speed up (one state view per thread, compiled dealing), the same games as before; the threads'
 parts run in one compiled call on numba's pool instead of a Python thread pool (two threads
 1.5x -> 1.7x at 1,024 tables), the same games as before; ``illegal_action`` honoured,
-``observation_dtype``, ``final_observations``, ``autoreset_mode`` declared, reset options checked.
+``observation_dtype``, ``final_observations``, ``autoreset_mode`` declared, reset options checked;
+the rule options ``escape`` and ``bankroll`` (off by default: the default games unchanged).
 """
 
 from __future__ import annotations
@@ -173,15 +180,21 @@ class VectorEnv:
             result = b.hand_result(done)
             self._hand_index[done] += 1
             last = self._hand_index[done] >= self.match_hands  # the episode's last hand ended
+            short = None
+            if b.keeps_balances:  # B4 场次下限: a seat below min_beans ends the match after its hand
+                short = ~last & (result["balances"] < b.rules.min_beans).any(axis=1)
+                last |= short
             over = done[last]
             if len(over):
                 self._record_ends(info, over, _END_NAMES[result.pop("end_reason")[last]],
-                                  {key: value[last] for key, value in result.items()})
+                                  {key: value[last] for key, value in result.items()},
+                                  None if short is None else np.where(short[last], "min_beans", "hands"))
         if len(penalised):  # illegal_action="terminate": the episode ends where the hand stands
             rewards[penalised, b.seat[penalised]] = self.illegal_reward
             result = b.hand_result(penalised)
             del result["end_reason"]
-            self._record_ends(info, penalised, np.full(len(penalised), ILLEGAL_END, dtype=object), result)
+            self._record_ends(info, penalised, np.full(len(penalised), ILLEGAL_END, dtype=object), result,
+                              np.full(len(penalised), "", dtype=object) if b.keeps_balances else None)
             self._hand_index[penalised] = 0
         for t in (over, penalised):
             terminated[t] = True
@@ -258,16 +271,21 @@ class VectorEnv:
         return np.flatnonzero(active)
 
     def _record_ends(self, info: dict[str, Any], over: np.ndarray, reasons: np.ndarray,
-                     fields: dict[str, np.ndarray]) -> None:
+                     fields: dict[str, np.ndarray], match_end: np.ndarray | None) -> None:
         """The info of the episodes that ended at tables ``over``: beans, end reason, the last hand's
-        fields (as the hand stands, for a table ended by an illegal action) and, if asked, every
-        seat's view."""
+        fields (as the hand stands, for a table ended by an illegal action), with balances kept
+        the ``match_end`` (``hands``, ``min_beans``; "" after an illegal action) and, if asked,
+        every seat's view."""
         n = self.num_envs
         if "_final" not in info:
             info.update(beans=np.zeros((n, 4), dtype=np.int64), end_reason=self._no_reason.copy(),
                         _final=np.zeros(n, dtype=np.bool_))
+            if self.backend.keeps_balances:
+                info["match_end"] = self._no_reason.copy()
         info["beans"][over] = self._episode_beans[over]
         info["end_reason"][over] = reasons
+        if match_end is not None:
+            info["match_end"][over] = match_end
         info["_final"][over] = True
         for key, value in fields.items():  # "won" and the backend's other fields of the last hand
             if key not in info:

@@ -46,7 +46,7 @@ def _scripted(script: dict[str, Any]) -> tuple[np.ndarray, int, int]:
 @njit(cache=True, nogil=True)
 def _step_chunk(st: eng.State, rules: np.ndarray, actions: np.ndarray, tables: np.ndarray,
                 delta: np.ndarray, ended: np.ndarray, out: np.ndarray, observe: bool, bean_scale: float,
-                rule_flags: np.ndarray) -> None:
+                rule_flags: np.ndarray, optional: int) -> None:
     """Play one action per listed table; ``ended[j]``: the hand of ``tables[j]`` ended; with
     ``observe``, the next observation of every table whose hand goes on into ``out``."""
     for j in range(len(tables)):
@@ -55,19 +55,19 @@ def _step_chunk(st: eng.State, rules: np.ndarray, actions: np.ndarray, tables: n
         ended[j] = eng.apply(st, rules, t, actions[t])
         delta[t, :] = st.delta[t]
         if observe and not ended[j]:
-            enc.observe(st, t, st.current[t], bean_scale, rule_flags, out[t])
+            enc.observe(st, t, st.current[t], bean_scale, rule_flags, optional, out[t])
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _step_parts(views: tuple, bounds: np.ndarray, rules: np.ndarray, actions: np.ndarray, tables: np.ndarray,
                 delta: np.ndarray, ended: np.ndarray, out: np.ndarray, observe: bool, bean_scale: float,
-                rule_flags: np.ndarray) -> None:
+                rule_flags: np.ndarray, optional: int) -> None:
     """:func:`_step_chunk` of part p = ``tables[bounds[p]:bounds[p + 1]]`` through ``views[p]``,
     the parts on numba's thread pool (a win's fan count takes the GIL inside its part only)."""
     for p in prange(len(bounds) - 1):
         lo, hi = bounds[p], bounds[p + 1]
         _step_chunk(views[p], rules, actions, tables[lo:hi], delta, ended[lo:hi], out, observe, bean_scale,
-                    rule_flags)
+                    rule_flags, optional)
 
 
 @njit(cache=True, nogil=True)
@@ -77,13 +77,15 @@ def _start_chunk(st: eng.State, rules: np.ndarray, tables: np.ndarray, seeds: np
     """Deal hand ``hands[j]`` of ``seeds[j]`` on ``tables[j]`` and compute its first mask: the wall
     and rolls of :func:`mjenv.engine.joy_mahjong.seeded_wall`; a match's first hand takes the dice's
     dealer and East (a single hand: the seeded wind), then the deal passes to the next seat and the
-    wind advances every four hands (J10). A script (wall, dealer/wind >= 0) overrides hand 0."""
+    wind advances every four hands (J10). A script (wall, dealer/wind >= 0) overrides hand 0. An
+    episode starts from the bankroll's balances, which then carry over its hands (B4)."""
     rolls = np.empty(2, np.int64)
     wall = np.empty(eng.N_TILES, np.int8)
     for j in range(len(tables)):
         t, hand = tables[j], hands[j]
         shuffled(_TILES, seeds[j], hand, wall, rolls)
         if hand == 0:
+            st.balances[t, :] = rules[eng.R_BANKROLL : eng.R_BANKROLL + 4]
             if len(script_wall):
                 wall[:] = script_wall
             dealer = rolls[0] if script_dealer < 0 else script_dealer
@@ -98,23 +100,23 @@ def _start_chunk(st: eng.State, rules: np.ndarray, tables: np.ndarray, seeds: np
 
 @njit(cache=True, nogil=True)
 def _observe_chunk(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float,
-                   rule_flags: np.ndarray) -> None:
+                   rule_flags: np.ndarray, optional: int) -> None:
     for j in range(len(tables)):
         t = tables[j]
-        enc.observe(st, t, st.current[t], bean_scale, rule_flags, out[t])
+        enc.observe(st, t, st.current[t], bean_scale, rule_flags, optional, out[t])
 
 
 @njit(cache=True, nogil=True)
 def _observe_seats(st: eng.State, tables: np.ndarray, seats: np.ndarray, out: np.ndarray, bean_scale: float,
-                   rule_flags: np.ndarray) -> None:
+                   rule_flags: np.ndarray, optional: int) -> None:
     for j in range(len(tables)):
-        enc.observe(st, tables[j], seats[j], bean_scale, rule_flags, out[j])
+        enc.observe(st, tables[j], seats[j], bean_scale, rule_flags, optional, out[j])
 
 
 @njit(cache=True, nogil=True)
-def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float) -> None:
+def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale: float, optional: int) -> None:
     for j in range(tables.shape[0]):
-        enc.state(st, tables[j], bean_scale, out[j])
+        enc.state(st, tables[j], bean_scale, optional, out[j])
 
 
 class JoyMahjongBackend(CompiledBackend):
@@ -122,7 +124,7 @@ class JoyMahjongBackend(CompiledBackend):
 
     game = "joy_mahjong"
 
-    obs_shape, state_shape = (enc.OBS_PLANES, eng.W), (enc.STATE_PLANES, eng.W)
+    obs_shape, state_shape = (enc.OBS_PLANES, eng.W), (enc.STATE_PLANES, eng.W)  # without the optional planes
     new_state = staticmethod(eng.new_state)
 
     def __init__(self, num_envs: int, **options: Any) -> None:
@@ -145,27 +147,30 @@ class JoyMahjongBackend(CompiledBackend):
 
     def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
                    out: np.ndarray, observe: bool) -> tuple:
-        return (self._rules, actions, tables, delta, ended, out, observe, self.bean_scale, self.rule_flags)
+        return (self._rules, actions, tables, delta, ended, out, observe, self.bean_scale, self.rule_flags,
+                self.optional)
 
     def observe(self, tables: np.ndarray, out: np.ndarray, part: int = 0) -> None:
         """The seat to act's observation into ``out[tables]`` (protocol; masks are kept by step)."""
-        _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags)
+        _observe_chunk(self.views[part], tables, out, self.bean_scale, self.rule_flags, self.optional)
 
     def observe_seats(self, tables: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         """Seat ``seats[j]``'s observation of ``tables[j]`` into ``out[j]`` (protocol)."""
-        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags)
+        _observe_seats(self.st, tables, seats, out, self.bean_scale, self.rule_flags, self.optional)
 
     def state(self, out: np.ndarray, tables: np.ndarray) -> None:
         """The AEC ``state()`` of ``tables[j]`` into ``out[j]`` (protocol)."""
-        _state_tables(self.st, tables, out, self.bean_scale)
+        _state_tables(self.st, tables, out, self.bean_scale, self.optional)
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """The finished hands (protocol), plus the win: ``winner``, ``win_tile``, ``win_from``
-        (-1: self-drawn), ``fan``, ``X``, the bird's tile and seat (-1: none)."""
+        (-1: self-drawn), ``fan``, ``X``, the bird's tile and seat (-1: none); with the rule
+        options, ``escaped`` and ``balances`` (:meth:`CompiledBackend.option_results`)."""
         st = self.arrays
         return {"end_reason": st.end_reason[tables].copy(), "won": st.won[tables] != 0,
                 "winner": st.win_seat[tables].astype(np.int64),
                 "win_tile": st.win_tile[tables].astype(np.int64),
                 "win_from": st.win_from[tables].astype(np.int64),
                 "fan": st.win_fan[tables].astype(np.int64), "X": st.win_x[tables].astype(np.int64),
-                "bird": st.bird[tables].astype(np.int64), "bird_seat": st.bird_seat[tables].astype(np.int64)}
+                "bird": st.bird[tables].astype(np.int64), "bird_seat": st.bird_seat[tables].astype(np.int64),
+                **self.option_results(tables)}

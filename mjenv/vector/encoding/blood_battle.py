@@ -3,6 +3,7 @@
 
 Plane offsets are read from the reference observer's named views, so both encoders share one
 layout. Scalars are computed in float64 and stored as float32, as numpy does in the reference.
+The optional planes (``optional`` bits of :mod:`.optional`) follow the default ones.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from numba import njit
 
 from ...encoding import RECENT, BloodBattleObserver as _Obs
 from ..engine.blood_battle import ANKAN, CLAIM, OVER, PONG, ROB, TURN, W, State
+from .optional import optional_planes
 
 _V = {name: sl.start for name, sl in _Obs.views.items()}
 O_HAND, O_DRAWN, O_CLAIM, O_PONG, O_KONG, O_OWN_ANKAN, O_RIVER, O_RECENT, O_WON_TILE, O_VOID = (
@@ -32,13 +34,14 @@ STATE_SHAPE = (_Obs.state_planes, _Obs.width)
 
 
 @njit(cache=True, nogil=True)
-def observe(st: State, t: int, out: np.ndarray, bean_scale: float, rule_flags: np.ndarray) -> None:
+def observe(st: State, t: int, out: np.ndarray, bean_scale: float, rule_flags: np.ndarray, optional: int) -> None:
     """The observation of the seat to act at table ``t`` into ``out`` (planes, 27)."""
-    observe_seat(st, t, st.current[t], bean_scale, rule_flags, out)
+    observe_seat(st, t, st.current[t], bean_scale, rule_flags, optional, out)
 
 
 @njit(cache=True, nogil=True)
-def observe_seat(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndarray, out: np.ndarray) -> None:
+def observe_seat(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndarray, optional: int,
+                 out: np.ndarray) -> None:
     """The observation of ``seat`` at table ``t`` into ``out`` (planes, 27): only what it may know."""
     out[:] = 0
     phase = st.phase[t]
@@ -85,10 +88,12 @@ def observe_seat(st: State, t: int, seat: int, bean_scale: float, rule_flags: np
     out[O_AFTER_KONG, :] = own_turn and st.after_kong[t] != 0
     for i in range(4):
         out[O_RULES + i, :] = rule_flags[i]
+    if optional:
+        optional_planes(st, t, seat, optional, bean_scale, out, OBS_SHAPE[0])
 
 
 @njit(cache=True, nogil=True)
-def state(st: State, t: int, out: np.ndarray, bean_scale: float) -> None:
+def state(st: State, t: int, out: np.ndarray, bean_scale: float, optional: int) -> None:
     """Perfect information of table ``t`` into ``out`` (state planes, 27), absolute seats."""
     out[:] = 0
     phase = st.phase[t]
@@ -127,3 +132,5 @@ def state(st: State, t: int, out: np.ndarray, bean_scale: float) -> None:
     for i in range(min(st.tail[t] - head, WALL_ROWS)):
         out[S_WALL_ORDER + i, st.wall[t, head + i]] = 1
     out[S_WALL, :] = (st.tail[t] - head) / 108
+    if optional:
+        optional_planes(st, t, 0, optional, bean_scale, out, STATE_SHAPE[0])

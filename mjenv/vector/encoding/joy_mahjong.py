@@ -2,7 +2,8 @@
 :class:`mjenv.encoding.JoyMahjongObserver` (version 0), written into preallocated buffers.
 
 Plane offsets are constants here (numba freezes globals into its cache); a test checks them
-against the reference observer's ``views`` / ``state_views``.
+against the reference observer's ``views`` / ``state_views``. The optional planes (``optional``
+bits of :mod:`.optional`) follow the default ones.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..engine.joy_mahjong import ADDKONG_M, ANKAN_M, CHOW_M, CLAIM, KONG_M, OVER, PONG_M, ROB, TURN, W, State
+from .optional import optional_planes
 
 RECENT = 4
 WALL_ROWS = 90
@@ -37,8 +39,10 @@ STATE_VIEWS = {"hands": S_HANDS, "chow": S_CHOW, "pong": S_PONG, "kong": S_KONG,
 
 
 @njit(cache=True, nogil=True)
-def observe(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndarray, out: np.ndarray) -> None:
-    """The observation of ``seat`` at table t into ``out`` (82, 34): only what that seat may know."""
+def observe(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndarray, optional: int,
+            out: np.ndarray) -> None:
+    """The observation of ``seat`` at table t into ``out`` (82, 34, + the optional planes): only
+    what that seat may know."""
     out[:] = 0
     hand = st.hands[t, seat]
     for k in range(W):
@@ -88,11 +92,14 @@ def observe(st: State, t: int, seat: int, bean_scale: float, rule_flags: np.ndar
     out[O_AFTER_KONG, :] = own_turn and st.after_kong[t] != 0
     for i in range(4):
         out[O_RULES + i, :] = rule_flags[i]
+    if optional:
+        optional_planes(st, t, seat, optional, bean_scale, out, OBS_PLANES)
 
 
 @njit(cache=True, nogil=True)
-def state(st: State, t: int, bean_scale: float, out: np.ndarray) -> None:
-    """Perfect information into ``out`` (176, 34): every hand, the wall order (absolute seats)."""
+def state(st: State, t: int, bean_scale: float, optional: int, out: np.ndarray) -> None:
+    """Perfect information into ``out`` (176, 34, + the optional planes): every hand, the wall
+    order (absolute seats)."""
     out[:] = 0
     for s in range(4):
         for k in range(W):
@@ -135,3 +142,5 @@ def state(st: State, t: int, bean_scale: float, out: np.ndarray) -> None:
         else:
             out[S_WALL_FLOWERS + row // W, row % W] = 1
     out[S_WALL, :] = (st.tail[t] - head) / 144
+    if optional:
+        optional_planes(st, t, 0, optional, bean_scale, out, STATE_PLANES)

@@ -6,6 +6,11 @@ of the same name (``_discard`` → :func:`discard` ...), so a rule is found in t
 engines. Actions arrive checked against ``mask``; :func:`apply` plays one and then every lone
 legal action (the reference's ``auto_forced``), adding each seat's bean change to ``delta``.
 Rule IDs: docs/rules-blood-battle.md.
+
+The rule options ``escape`` (S16) and ``bankroll`` (B4) follow the reference too: "in play" is
+neither won nor escaped (turn order, claimants, robbers, payers, the end of the hand); ESCAPE
+(the last action) is in every mask; with balances each settlement event's payments are queued
+and paid together (:mod:`.settlement`). With both off every payment moves at once, as before.
 """
 
 from __future__ import annotations
@@ -17,12 +22,16 @@ from numba import njit
 from numba.experimental import structref
 
 from ...actions import BLOOD_BATTLE as L
+from ...rules.escape import QQ_LAST_TILES
+from ..rules.escape import draw_check_claims, escape_split, happy_escape_beans, qq_escape_points
 from ..rules.shapes import suited_is_wait
-from .settlement import close_hand, transfer
+from .settlement import MAX_DUES, close_hand, owe, settle_event, take, transfer
 from .structs import ArraysType
-from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_CLASSIC,
-                             R_COEF, R_CONCEALED, R_DIRECT, R_FORCED, R_PIG, R_RAKE, R_TRANSFER, ROB_KONG,
-                             SELF_DRAWN, is_flower_pig, ready_points, win_fan, win_points)
+from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_BALANCES,
+                             R_BASE, R_CAP_POINTS, R_CLASSIC, R_COEF, R_CONCEALED, R_DIRECT, R_ESCAPE,
+                             R_ESCAPE_QQ, R_FACTOR, R_FORCED, R_MIN_COMPENSATION, R_MIN_PENALTY, R_PIG, R_RAKE,
+                             R_TRANSFER, ROB_KONG, SELF_DRAWN, flower_pig_now, is_flower_pig, ready_points,
+                             ready_points_now, win_fan, win_points)
 
 N_TILES = 108
 W = 27  # kinds
@@ -30,10 +39,11 @@ MAX_RIVER = 40  # >= 2 seats stay in play and alternate draws: <= 28 draws + 4 �
 MAX_KONGS = 27  # one kong per kind at most
 VOID_PHASE, TURN, CLAIM, ROB, OVER = 0, 1, 2, 3, 4
 """Phases; the first four are the reference's ``void``, ``turn``, ``claim``, ``rob`` (encoder order)."""
-END_NONE, END_WIN, END_DRAW = 0, 1, 2
+END_NONE, END_WIN, END_DRAW, END_ESCAPE = 0, 1, 2, 3
 
 DISCARD_A, KONG_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, VOID_A, N_ACTIONS = (
     L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS, L.VOID, L.n)
+ESCAPE_A = L.with_escape(True).ESCAPE  # S16: the last action, in a mask one column wider
 
 FIELDS = (
     "wall", "head", "tail", "dealer", "hands", "meld", "n_melds", "river", "river_len", "river_counts",
@@ -41,6 +51,9 @@ FIELDS = (
     "kong_transferred", "n_kongs", "last_kong", "kong_discard", "phase", "current", "drawn",
     "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos", "end_reason",
     "next_dealer", "mask", "delta",
+    # S16 and B4 (rule options escape and bankroll): who left, who won or left, the 扣豆 paid, the beans held
+    # (kept over a match), the beans each payer really paid a kong, the due queue of a settlement event.
+    "escaped", "out_of_play", "penalty", "balances", "kong_paid", "due_n", "due_from", "due_to", "due_beans",
 )
 Arrays = namedtuple("Arrays", FIELDS)
 """The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
@@ -59,8 +72,9 @@ class State(structref.StructRefProxy):
 structref.define_proxy(State, StateType, list(FIELDS))
 
 
-def new_state(n: int) -> tuple[State, Arrays]:
-    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them."""
+def new_state(n: int, n_actions: int = N_ACTIONS) -> tuple[State, Arrays]:
+    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them;
+    ``n_actions``: the width of the masks (one more with the ESCAPE action)."""
     i8, i16, i64 = np.int8, np.int16, np.int64
     arrays = Arrays(
         wall=np.zeros((n, N_TILES), i8), head=np.zeros(n, i16), tail=np.zeros(n, i16), dealer=np.zeros(n, i8),
@@ -76,7 +90,11 @@ def new_state(n: int) -> tuple[State, Arrays]:
         after_kong=np.zeros(n, i8), claim_tile=np.zeros(n, i8), claim_from=np.zeros(n, i8),
         queue=np.zeros((n, 3), i8), answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8),
         q_pos=np.zeros(n, i8), end_reason=np.zeros(n, i8), next_dealer=np.zeros(n, i8),
-        mask=np.zeros((n, N_ACTIONS), i8), delta=np.zeros((n, 4), i64),
+        mask=np.zeros((n, n_actions), i8), delta=np.zeros((n, 4), i64),
+        escaped=np.zeros((n, 4), i8), out_of_play=np.zeros((n, 4), i8), penalty=np.zeros((n, 4), i64),
+        balances=np.zeros((n, 4), i64),
+        kong_paid=np.zeros((n, MAX_KONGS, 4), i64), due_n=np.zeros(n, i8), due_from=np.zeros((n, MAX_DUES), i8),
+        due_to=np.zeros((n, MAX_DUES), i8), due_beans=np.zeros((n, MAX_DUES), i64),
     )
     return State(*arrays), arrays
 
@@ -87,6 +105,12 @@ def new_state(n: int) -> tuple[State, Arrays]:
 @njit(cache=True, nogil=True)
 def wall_count(st: State, t: int) -> int:
     return st.tail[t] - st.head[t]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def in_play(st: State, t: int, s: int) -> bool:
+    """Seat s has neither won nor escaped (S16): one read, as the default game's ``won`` was."""
+    return st.out_of_play[t, s] == 0
 
 
 @njit(cache=True, nogil=True)
@@ -128,7 +152,18 @@ def forced(st: State, t: int, rules: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
-    """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions."""
+    """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions. With
+    the rule option escape every seat asked is in play and may also escape (S16)."""
+    n = game_mask(st, t, rules, table)
+    if n and rules[R_ESCAPE]:
+        st.mask[t, ESCAPE_A] = 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
+    """The legal actions of the game into ``mask[t]`` (all of them but ESCAPE); returns how many."""
     mask = st.mask[t]
     mask[:] = 0
     s, phase = st.current[t], st.phase[t]
@@ -186,41 +221,52 @@ def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int
 
 @njit(cache=True, nogil=True)
 def pay(st: State, t: int, payer: int, payee: int, points: int, rules: np.ndarray) -> None:
-    """Move ``points``·N beans between two seats, at once (B1, B2)."""
-    transfer(st, t, payer, payee, points * rules[R_COEF])
+    """A payment of ``points``·N beans between two seats (B1, B2): at once, or with balances
+    queued for the settlement event (:func:`~.settlement.settle_event`, B4)."""
+    owe(st, t, payer, payee, points * rules[R_COEF], rules[R_BALANCES] != 0)
 
 
 @njit(cache=True, nogil=True)
 def kong_made(st: State, t: int, maker: int, payers: int, points: int, rules: np.ndarray) -> None:
-    """Record a kong and collect ``points`` from each seat of the bit set ``payers`` (S5)."""
+    """Record a kong and collect ``points`` from each seat of the bit set ``payers`` (S5), one
+    settlement event; the kong keeps the points owed and the beans really paid (B4)."""
+    keep = rules[R_BALANCES] != 0
     i = st.n_kongs[t]
     st.n_kongs[t] = i + 1
     st.kong_maker[t, i] = maker
     st.kong_transferred[t, i] = 0
     st.kong_pay[t, i, :] = 0
-    for p in range(4):
+    st.kong_paid[t, i, :] = 0
+    for j in range(1, 4):  # in turn order from the maker, as the reference's payers
+        p = (maker + j) % 4
         if payers >> p & 1:
             pay(st, t, p, maker, points, rules)
-            if points:
-                st.kong_pay[t, i, p] += points
+    settle_event(st, t, keep)  # with balances: the beans paid, due by due, in due_beans
+    due = 0
+    for j in range(1, 4):
+        p = (maker + j) % 4
+        if payers >> p & 1 and points:
+            st.kong_pay[t, i, p] += points
+            st.kong_paid[t, i, p] += st.due_beans[t, due] if keep else points * rules[R_COEF]
+            due += 1
     st.last_kong[t] = i
 
 
 @njit(cache=True, nogil=True)
 def others_in_play(st: State, t: int, s: int) -> int:
-    """Bit set of the seats after ``s`` that have not won."""
+    """Bit set of the seats after ``s`` that have neither won nor escaped."""
     out = 0
     for i in range(1, 4):
         o = (s + i) % 4
-        if not st.won[t, o]:
+        if in_play(st, t, o):
             out |= 1 << o
     return out
 
 
 @njit(cache=True, nogil=True)
 def end(st: State, t: int, reason: int, rules: np.ndarray) -> None:
-    """Take the rake (B1) and close the hand."""
-    close_hand(st, t, reason, rules[R_RAKE], OVER)
+    """Take the rake (B1; with balances at most what a seat holds, B4) and close the hand."""
+    close_hand(st, t, reason, rules[R_RAKE], OVER, rules[R_BALANCES] != 0)
 
 
 @njit(cache=True, nogil=True)
@@ -247,32 +293,39 @@ def settle_win(st: State, t: int, w: int, k: int, source: int, ctx: int, rules: 
 
 @njit(cache=True, nogil=True)
 def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
-    """流局 checks in order: 查花猪, 查大叫, 退税 (S15)."""
+    """流局 checks in order, each one settlement event: 查花猪, 查大叫, 退税 (S15), among the seats
+    that have not escaped (S16)."""
+    keep = rules[R_BALANCES] != 0
     pig = np.zeros(4, np.bool_)
     for s in range(4):
-        pig[s] = is_flower_pig(st.hands[t, s], st.meld[t, s])
+        pig[s] = not st.escaped[t, s] and is_flower_pig(st.hands[t, s], st.meld[t, s])
     for p in range(4):
         if pig[p]:
             for o in range(4):
-                if not pig[o]:
+                if not pig[o] and not st.escaped[t, o]:
                     pay(st, t, p, o, rules[R_PIG], rules)
+    settle_event(st, t, keep)
     ready = np.zeros(4, np.int64)
-    in_play = np.zeros(4, np.bool_)
+    playing = np.zeros(4, np.bool_)
     for s in range(4):
-        in_play[s] = not st.won[t, s] and not pig[s]
-        if in_play[s]:
+        playing[s] = in_play(st, t, s) and not pig[s]
+        if playing[s]:
             ready[s] = ready_points(st.hands[t, s], st.meld[t, s], st.n_melds[t, s], st.void[t, s],
                                     rules, table)
     for s in range(4):
-        if in_play[s] and ready[s] == 0:
+        if playing[s] and ready[s] == 0:
             for o in range(4):
-                if in_play[o] and ready[o] > 0:
+                if playing[o] and ready[o] > 0:
                     pay(st, t, s, o, ready[o], rules)
+    settle_event(st, t, keep)
     for i in range(st.n_kongs[t]):
         m = st.kong_maker[t, i]
-        if not st.won[t, m] and (pig[m] or ready[m] == 0) and not st.kong_transferred[t, i]:
-            for p in range(4):
-                pay(st, t, m, p, st.kong_pay[t, i, p], rules)
+        if in_play(st, t, m) and ready[m] == 0 and not st.kong_transferred[t, i]:  # a 花猪's ready is 0
+            for j in range(1, 4):  # the beans really paid, back to each payer still at the table
+                p = (m + j) % 4
+                if not st.escaped[t, p]:
+                    owe(st, t, m, p, st.kong_paid[t, i, p], keep)
+    settle_event(st, t, keep)
     end(st, t, END_DRAW, rules)
 
 
@@ -300,7 +353,7 @@ def replacement(st: State, t: int, s: int) -> None:
 def next_draw(st: State, t: int, after: int, rules: np.ndarray, table: np.ndarray) -> None:
     """The next seat in play after ``after`` draws; an empty wall ends the hand."""
     s = (after + 1) % 4
-    while st.won[t, s]:
+    while not in_play(st, t, s):
         s = (s + 1) % 4
     if wall_count(st, t) == 0:
         exhaustive_draw(st, t, rules, table)
@@ -311,16 +364,18 @@ def next_draw(st: State, t: int, after: int, rules: np.ndarray, table: np.ndarra
 
 @njit(cache=True, nogil=True)
 def after_wins(st: State, t: int, winners: int, source: int, rules: np.ndarray, table: np.ndarray) -> None:
-    """Blood battle continues after the last winner (S14); classic ends at the first win."""
-    n_won, last, far = 0, -1, -1
+    """Blood battle continues after the last winner (S14) while two seats are still in play
+    (three wins, or fewer after escapes, S16.1); classic ends at the first win."""
+    n_in, last, far = 0, -1, -1
     for w in range(4):
         if winners >> w & 1:
             st.won[t, w] = 1
+            st.out_of_play[t, w] = 1
             d = (w - source - 1) % 4
             if d > far:
                 far, last = d, w
-        n_won += st.won[t, w]
-    if rules[R_CLASSIC] or n_won >= 3:
+        n_in += in_play(st, t, w)
+    if rules[R_CLASSIC] or n_in < 2:
         st.next_dealer[t] = source
         end(st, t, END_WIN, rules)
         return
@@ -351,12 +406,13 @@ def discard_wins(st: State, t: int, winners: int, src: int, k: int, rules: np.nd
         ctx = (AFTER_KONG if kd >= 0 else 0) | (FIRST_TURN if first_turn(st, t, w) else 0)
         ctx |= DEALER if w == st.dealer[t] else 0
         settle_win(st, t, w, k, src, ctx, rules, table)
-        if kd >= 0 and rules[R_TRANSFER]:
+        if kd >= 0 and rules[R_TRANSFER]:  # S12: the beans the kong really earned (B4)
             income = 0
             for p in range(4):
-                income += st.kong_pay[t, kd, p]
-            pay(st, t, src, w, income, rules)
+                income += st.kong_paid[t, kd, p]
+            owe(st, t, src, w, income, rules[R_BALANCES] != 0)
             st.kong_transferred[t, kd] = 1
+    settle_event(st, t, rules[R_BALANCES] != 0)  # 一炮多响: one settlement event
     after_wins(st, t, winners, src, rules, table)
 
 
@@ -366,6 +422,7 @@ def rob_wins(st: State, t: int, robbers: int, s: int, k: int, rules: np.ndarray,
         w = (s + i) % 4
         if robbers >> w & 1:
             settle_win(st, t, w, k, s, ROB_KONG | (DEALER if w == st.dealer[t] else 0), rules, table)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     after_wins(st, t, robbers, s, rules, table)
 
 
@@ -375,6 +432,7 @@ def self_draw_win(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> No
     ctx = SELF_DRAWN | (AFTER_KONG if st.after_kong[t] else 0) | (FIRST_TURN if first_turn(st, t, s) else 0)
     ctx |= DEALER if s == st.dealer[t] else 0
     settle_win(st, t, s, k, -1, ctx, rules, table)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     st.hands[t, s, k] -= 1
     after_wins(st, t, 1 << s, s, rules, table)
 
@@ -405,8 +463,8 @@ def discard(st: State, t: int, k: int, rules: np.ndarray, table: np.ndarray) -> 
     n = 0
     for i in range(1, 4):
         o = (s + i) % 4
-        if not st.won[t, o] and ((k // 9 != st.void[t, o] and st.hands[t, o, k] >= 2)
-                                 or can_win_on(st, t, o, k, table)):
+        if in_play(st, t, o) and ((k // 9 != st.void[t, o] and st.hands[t, o, k] >= 2)
+                                  or can_win_on(st, t, o, k, table)):
             st.queue[t, n] = o
             n += 1
     if not open_window(st, t, CLAIM, n, rules, table):
@@ -438,7 +496,7 @@ def self_kong(st: State, t: int, k: int, rules: np.ndarray, table: np.ndarray) -
     n = 0
     for i in range(1, 4):
         o = (s + i) % 4
-        if can_win_on(st, t, o, k, table):
+        if in_play(st, t, o) and can_win_on(st, t, o, k, table):
             st.queue[t, n] = o
             n += 1
     if not open_window(st, t, ROB, n, rules, table):
@@ -492,6 +550,7 @@ def resolve_rob(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None
 
 @njit(cache=True, nogil=True)
 def answer(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """Record the answer of the seat asked; ask the next one, or resolve the window."""
     i = st.q_pos[t]
     st.answers[t, i] = action
     st.q_pos[t] = i + 1
@@ -504,19 +563,122 @@ def answer(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray)
 
 
 @njit(cache=True, nogil=True)
-def choose_void(st: State, t: int, suit: int) -> None:
-    """定缺 (S2): choices become public and the dealer plays once all four chose."""
+def choose_void(st: State, t: int, suit: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """定缺 (S2)."""
     s = st.current[t]
     st.void[t, s] = suit
+    next_void(st, t, s, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def next_void(st: State, t: int, s: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """The next seat in play after s chooses; after the last one before the dealer the choices
+    become public and the dealer plays (S2), or, when it escaped, the next seat draws (S16)."""
+    dealer = st.dealer[t]
     nxt = (s + 1) % 4
-    if nxt == st.dealer[t]:
-        st.phase[t] = TURN
-    st.current[t] = nxt
+    while nxt != dealer and st.escaped[t, nxt]:
+        nxt = (nxt + 1) % 4
+    if nxt != dealer:
+        st.current[t] = nxt
+        return
+    st.phase[t] = TURN
+    if st.escaped[t, dealer]:
+        next_draw(st, t, dealer, rules, table)
+    else:
+        st.current[t] = dealer
+
+
+# ------------------------------------------------------------------ escape (S16)
+
+
+@njit(cache=True, nogil=True)
+def ready_now(st: State, t: int, s: int, rules: np.ndarray, table: np.ndarray) -> int:
+    """Seat s's 查大叫 value if the wall ran out now (S16)."""
+    return ready_points_now(st.hands[t, s], st.meld[t, s], st.n_melds[t, s], st.void[t, s], rules, table)
+
+
+@njit(cache=True, nogil=True)
+def escape_dues(st: State, t: int, s: int, rules: np.ndarray, table: np.ndarray, payees: np.ndarray,
+                owed: np.ndarray) -> tuple[int, int]:
+    """What escaping seat s owes (S16): the payees (in turn order from s) into ``payees`` and the
+    beans owed each into ``owed``; returns (how many payees, the 扣豆 to no one in beans).
+
+    ``qq``: 16倍 to each seat at the table that has not won, in the last four tiles the larger of
+    that and its 查大叫 value (S16.2). ``happy``: 扣豆 and 赔偿 to each seat at the table, from C_j,
+    what s would pay j at an exhaustive draw now (S16.1)."""
+    qq = rules[R_ESCAPE_QQ] != 0
+    m = 0
+    for i in range(1, 4):
+        o = (s + i) % 4
+        if not st.escaped[t, o] and not (qq and st.won[t, o]):
+            payees[m] = o
+            m += 1
+    ready = np.zeros(3, np.int64)
+    if qq:
+        left = wall_count(st, t)
+        for j in range(m):
+            if left <= QQ_LAST_TILES:
+                ready[j] = ready_now(st, t, payees[j], rules, table)
+        points = np.empty(m, np.int64)
+        qq_escape_points(ready, left, rules[R_BASE], points)
+        for j in range(m):
+            owed[j] = points[j] * rules[R_COEF]
+        return m, 0
+    pig = flower_pig_now(st.hands[t, s], st.meld[t, s], st.n_melds[t, s])
+    ready_self = not pig and ready_now(st, t, s, rules, table) > 0
+    payee_pig = np.zeros(3, np.bool_)
+    payee_won = np.zeros(3, np.bool_)
+    playing = 0
+    for j in range(m):
+        o = payees[j]
+        payee_pig[j] = flower_pig_now(st.hands[t, o], st.meld[t, o], st.n_melds[t, o])
+        payee_won[j] = st.won[t, o] != 0
+        playing += in_play(st, t, o)
+        # The payees' 查大叫 values matter only to an escaper that would pay them.
+        if not (pig or ready_self or payee_won[j] or payee_pig[j]):
+            ready[j] = ready_now(st, t, o, rules, table)
+    claims = np.empty(m, np.int64)
+    draw_check_claims(pig, ready_self, payee_pig, payee_won, ready, rules[R_PIG], claims)
+    penalty = happy_escape_beans(claims, playing, rules[R_CAP_POINTS], rules[R_COEF], rules[R_FACTOR],
+                                 rules[R_MIN_PENALTY], rules[R_MIN_COMPENSATION], owed[:m])
+    return m, penalty
+
+
+@njit(cache=True, nogil=True)
+def escape(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """The seat to act leaves the hand at once and pays what the escape rule asks (S16; from a
+    limited balance as seed 002 逃跑 (a), (b) say, B4); the hand ends (qq, or fewer than two seats
+    left in play) or plays on without it."""
+    s, phase = st.current[t], st.phase[t]
+    st.escaped[t, s] = 1
+    st.out_of_play[t, s] = 1
+    payees = np.empty(3, np.int64)
+    owed = np.empty(3, np.int64)
+    m, penalty = escape_dues(st, t, s, rules, table, payees, owed)
+    paid = np.empty(m, np.int64)
+    st.penalty[t, s] = escape_split(st.balances[t, s], rules[R_BALANCES] != 0, penalty, owed, paid)
+    take(st, t, s, st.penalty[t, s])
+    for j in range(m):
+        transfer(st, t, s, payees[j], paid[j])
+    n_in = 0
+    for o in range(4):
+        n_in += in_play(st, t, o)
+    if rules[R_ESCAPE_QQ] or n_in < 2:
+        end(st, t, END_ESCAPE, rules)
+    elif phase == TURN:
+        next_draw(st, t, s, rules, table)
+    elif phase == CLAIM or phase == ROB:
+        answer(st, t, PASS_A, rules, table)  # the escaper's answer is dropped: it claims nothing
+    else:
+        next_void(st, t, s, rules, table)
 
 
 @njit(cache=True, nogil=True)
 def play(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
     """Apply one legal action of ``current``."""
+    if action == ESCAPE_A:
+        escape(st, t, rules, table)
+        return
     phase = st.phase[t]
     if phase == TURN:
         if action == HU_A:
@@ -528,7 +690,7 @@ def play(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -
     elif phase == CLAIM or phase == ROB:
         answer(st, t, action, rules, table)
     else:
-        choose_void(st, t, action - VOID_A)
+        choose_void(st, t, action - VOID_A, rules, table)
 
 
 @njit(cache=True, nogil=True)
@@ -568,6 +730,10 @@ def deal(st: State, t: int, dealer: int, rules: np.ndarray, table: np.ndarray) -
     st.claim_tile[t], st.claim_from[t] = -1, -1
     st.q_len[t], st.q_pos[t] = 0, 0
     st.end_reason[t] = END_NONE
+    st.escaped[t] = 0
+    st.out_of_play[t] = 0
+    st.penalty[t] = 0
+    st.due_n[t] = 0
     st.dealer[t] = dealer
     st.next_dealer[t] = dealer
     for i in range(4):

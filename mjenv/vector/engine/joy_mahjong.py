@@ -11,7 +11,11 @@ Fans (J4, J9) are the one thing not compiled: where a score is needed — the �
 eight_fan room and every win's settlement — :func:`score` returns to Python (numba ``objmode``)
 and calls :func:`mjenv.rules.joy.score_win` with the same context the reference builds, then
 resumes. Everything else (deal, 补花, 财神, claims, masks, bird, payments) is compiled.
-Rule IDs: docs/rules-joy-mahjong.md.
+Rule IDs: docs/rules-joy-mahjong.md (B: docs/rules-blood-battle.md).
+
+The rule options follow the reference too: ``escape`` (J11) adds ESCAPE, the last action, to
+every mask, and an escape ends the hand; ``bankroll`` (B4) pays each settlement event's payments
+together from limited balances (:mod:`.settlement`).
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from ...actions import JOY_MAHJONG as L
 from ...config import JoyMahjongRules
 from ...melds import Meld
 from ...rules import joy as ref_joy
+from ..rules.beans import bankroll_vector
+from ..rules.escape import escape_split, joy_escape_x
 from ..rules.joy import bird_seat, can_complete, can_win, chow_shapes, need_tables, wildcard_of
-from .settlement import close_hand, transfer
+from .settlement import MAX_DUES, close_hand, owe, settle_event, transfer
 from .structs import ArraysType
 
 N_TILES = 144
@@ -36,20 +42,23 @@ W = 34  # kinds; flowers are 34..41 in the wall
 MAX_RIVER = 48  # a seat discards at most once per draw or call; 48 is never reached
 TURN, CLAIM, ROB, OVER = 0, 1, 2, 3
 """Phases, in the encoder's order (the reference's ``turn``, ``claim``, ``rob``, ``over``)."""
-END_NONE, END_WIN, END_DRAW = 0, 1, 2
+END_NONE, END_WIN, END_DRAW, END_ESCAPE = 0, 1, 2, 3
 CHOW_M, PONG_M, KONG_M, ADDKONG_M, ANKAN_M = 0, 1, 2, 3, 4
 """Meld kinds (``meld_kind``), in the order of :data:`MELD_NAMES`."""
 MELD_NAMES = ("chow", "pong", "kong", "addkong", "ankan")
 HOW_SELF, HOW_DISCARD, HOW_ROB = 0, 1, 2
 """How a win is made: self-drawn, on a discard, robbing an added kong."""
 SCORE_CACHE = 8  # win checks remembered per table until the next action (the reference's _win_scores)
-# rules array fields
-R_ROOM, R_ALL_MCR, R_WBW, R_COEF, R_RAKE = range(5)
+# rules array fields; J11 escape (R_ESCAPE_X -1: the room's default) and B4 balances (the
+# bankroll takes four entries, one per seat)
+R_ROOM, R_ALL_MCR, R_WBW, R_COEF, R_RAKE, R_ESCAPE, R_ESCAPE_X, R_BALANCES = range(8)
+R_BANKROLL, R_MIN_BEANS, R_SIZE = 8, 12, 13
 ROOMS = ("popular", "eight_fan", "no_fan")
 EIGHT_FAN = 1
 
 DISCARD_A, KONG_A, CHOW_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, N_ACTIONS = (
     L.DISCARD, L.KONG, L.CHOW, L.PONG, L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS, L.n)
+ESCAPE_A = L.with_escape(True).ESCAPE  # J11: the last action, in a mask one column wider
 
 FIELDS = (
     "wall", "head", "tail", "dealer", "prevailing", "hands", "meld_counts", "meld_kind", "meld_tile",
@@ -57,6 +66,9 @@ FIELDS = (
     "win_seat", "win_tile", "win_from", "win_fan", "win_x", "bird", "bird_seat", "beans", "phase",
     "current", "drawn", "after_kong", "claim_tile", "claim_from", "queue", "answers", "q_len", "q_pos",
     "end_reason", "last_drawn", "ready_key", "ready_val", "sc_n", "sc_key", "sc_val", "mask", "delta",
+    # J11 and B4 (rule options escape and bankroll): who left, the beans held (kept over a
+    # match) and the due queue of a settlement event.
+    "escaped", "balances", "due_n", "due_from", "due_to", "due_beans",
     "suit_need", "honour_need",  # shared look-up tables of the win check, not per table
 )
 Arrays = namedtuple("Arrays", FIELDS)
@@ -76,8 +88,9 @@ class State(structref.StructRefProxy):
 structref.define_proxy(State, StateType, list(FIELDS))
 
 
-def new_state(n: int) -> tuple[State, Arrays]:
-    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them."""
+def new_state(n: int, n_actions: int = N_ACTIONS) -> tuple[State, Arrays]:
+    """Zeroed arrays for ``n`` tables (:func:`deal` fills a table), and the compiled view of them;
+    ``n_actions``: the width of the masks (one more with the ESCAPE action)."""
     i8, i16, i32, i64 = np.int8, np.int16, np.int32, np.int64
     suit_need, honour_need = need_tables()
     arrays = Arrays(
@@ -96,20 +109,25 @@ def new_state(n: int) -> tuple[State, Arrays]:
         answers=np.zeros((n, 3), i8), q_len=np.zeros(n, i8), q_pos=np.zeros(n, i8),
         end_reason=np.zeros(n, i8), last_drawn=np.full(n, -1, i8), ready_key=np.full((n, 4, 2 * W), -1, i8),
         ready_val=np.zeros((n, 4), i8), sc_n=np.zeros(n, i8), sc_key=np.zeros((n, SCORE_CACHE), i32),
-        sc_val=np.zeros((n, SCORE_CACHE), i8), mask=np.zeros((n, N_ACTIONS), i8),
-        delta=np.zeros((n, 4), i64), suit_need=suit_need, honour_need=honour_need,
+        sc_val=np.zeros((n, SCORE_CACHE), i8), mask=np.zeros((n, n_actions), i8),
+        delta=np.zeros((n, 4), i64), escaped=np.zeros((n, 4), i8), balances=np.zeros((n, 4), i64),
+        due_n=np.zeros(n, i8), due_from=np.zeros((n, MAX_DUES), i8), due_to=np.zeros((n, MAX_DUES), i8),
+        due_beans=np.zeros((n, MAX_DUES), i64), suit_need=suit_need, honour_need=honour_need,
     )
     return State(*arrays), arrays
 
 
 def rules_array(rules: JoyMahjongRules) -> np.ndarray:
     """The rule fields the compiled engine reads, as an int64 array (R_* indices)."""
-    out = np.zeros(5, np.int64)
+    out = np.zeros(R_SIZE, np.int64)
     out[R_ROOM] = ROOMS.index(rules.room)
     out[R_ALL_MCR] = rules.discard_payers == "all_mcr"
     out[R_WBW] = rules.wucaishen_blocks_wufanhe
     out[R_COEF] = rules.room_coefficient
     out[R_RAKE] = rules.rake
+    out[R_ESCAPE] = rules.escape
+    out[R_ESCAPE_X] = -1 if rules.escape_x is None else rules.escape_x
+    bankroll_vector(out, rules, R_BALANCES, R_BANKROLL, R_MIN_BEANS)
     return out
 
 
@@ -297,6 +315,8 @@ def deal(st: State, t: int, wall: np.ndarray, dealer: int, prevailing: int) -> N
     st.after_kong[t] = 0
     st.q_len[t] = st.q_pos[t] = 0
     st.end_reason[t] = END_NONE
+    st.escaped[t] = 0
+    st.due_n[t] = 0
     st.ready_key[t] = -1
     st.sc_n[t] = 0
     st.drawn[t] = st.last_drawn[t] = -1
@@ -367,7 +387,18 @@ def replacement(st: State, rules: np.ndarray, t: int, s: int) -> None:
 
 @njit(cache=True, nogil=True)
 def compute_mask(st: State, rules: np.ndarray, t: int) -> int:
-    """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions."""
+    """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions. With
+    the rule option escape every seat asked may also escape (J11)."""
+    n = game_mask(st, rules, t)
+    if n and rules[R_ESCAPE]:
+        st.mask[t, ESCAPE_A] = 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_mask(st: State, rules: np.ndarray, t: int) -> int:
+    """The legal actions of the game into ``mask[t]`` (all of them but ESCAPE); returns how many."""
     mask = st.mask[t]
     mask[:] = 0
     phase = st.phase[t]
@@ -563,14 +594,29 @@ def resolve_rob(st: State, rules: np.ndarray, t: int) -> None:
 
 @njit(cache=True, nogil=True)
 def pay(st: State, rules: np.ndarray, t: int, payer: int, payee: int, points: int) -> None:
-    """Move points·N beans between two seats at once (B1, B2)."""
-    transfer(st, t, payer, payee, points * rules[R_COEF])
+    """A payment of points·N beans between two seats (B1, B2): at once, or with balances queued
+    for the settlement event (:func:`~.settlement.settle_event`, B4)."""
+    owe(st, t, payer, payee, points * rules[R_COEF], rules[R_BALANCES] != 0)
 
 
 @njit(cache=True, nogil=True)
 def end(st: State, rules: np.ndarray, t: int, reason: int) -> None:
-    """Take the rake (B1) and close the hand."""
-    close_hand(st, t, reason, rules[R_RAKE], OVER)
+    """Take the rake (B1; with balances at most what a seat holds, B4) and close the hand."""
+    close_hand(st, t, reason, rules[R_RAKE], OVER, rules[R_BALANCES] != 0)
+
+
+@njit(cache=True, nogil=True)
+def escape(st: State, rules: np.ndarray, t: int) -> None:
+    """J11: the seat to act escapes; it pays each other seat X_e (``escape_x``), from a limited
+    balance split in the ratio owed (B4), and the hand ends."""
+    s = st.current[t]
+    st.escaped[t, s] = 1
+    owed = np.full(3, joy_escape_x(rules[R_ESCAPE_X], rules[R_ROOM]) * rules[R_COEF], np.int64)
+    paid = np.empty(3, np.int64)
+    escape_split(st.balances[t, s], rules[R_BALANCES] != 0, 0, owed, paid)
+    for i in range(1, 4):
+        transfer(st, t, s, (s + i) % 4, paid[i - 1])
+    end(st, rules, t, END_ESCAPE)
 
 
 @njit(cache=True, nogil=True)
@@ -603,6 +649,7 @@ def settle(st: State, rules: np.ndarray, t: int, w: int, k: int, source: int, ho
         if b_seat == w or b_seat == payer:  # J8
             amount *= 2
         pay(st, rules, t, payer, w, amount)
+    settle_event(st, t, rules[R_BALANCES] != 0)
     end(st, rules, t, END_WIN)
 
 
@@ -613,6 +660,9 @@ def settle(st: State, rules: np.ndarray, t: int, w: int, k: int, source: int, ho
 def play(st: State, rules: np.ndarray, t: int, action: int) -> None:
     """Apply one legal action of ``current`` (the reference's ``_play``)."""
     st.sc_n[t] = 0
+    if action == ESCAPE_A:
+        escape(st, rules, t)
+        return
     phase = st.phase[t]
     if phase == TURN:
         if action == HU_A:

@@ -15,13 +15,17 @@ import numpy as np
 from numba import njit
 
 from ...config import BloodBattleRules
-from .shapes import is_seven_pairs, suited_is_wait, suited_regular_bits
+from .beans import bankroll_vector
+from .shapes import MELDS, POW5, is_seven_pairs, suit_key, suited_is_wait, suited_regular_bits
 
 PONG, KONG, ADDKONG, ANKAN = 1, 2, 3, 4
 """Meld codes: 碰, 直杠, 面下杠, 暗杠 (the reference's Meld kinds pong, kong, addkong, ankan)."""
 
 (R_CLASSIC, R_BASE, R_DIRECT, R_ADDED, R_CONCEALED, R_BONUS, R_GEN_KONGS, R_CAP, R_PIG,
- R_TRANSFER, R_FORCED, R_COEF, R_RAKE, R_SIZE) = range(14)
+ R_TRANSFER, R_FORCED, R_COEF, R_RAKE) = range(13)
+# S16 escape (the minimums in beans) and B4 balances: the bankroll takes four entries, one per seat.
+R_ESCAPE, R_ESCAPE_QQ, R_FACTOR, R_MIN_PENALTY, R_MIN_COMPENSATION, R_CAP_POINTS, R_BALANCES = range(13, 20)
+R_BANKROLL, R_MIN_BEANS, R_SIZE = 20, 24, 25
 BONUS_NONE, BONUS_FAN, BONUS_BASE = 0, 1, 2
 
 # WinContext flags, or-ed into one int.
@@ -44,6 +48,13 @@ def rule_vector(r: BloodBattleRules) -> np.ndarray:
     v[R_FORCED] = r.forced_win_last_four
     v[R_COEF] = r.room_coefficient
     v[R_RAKE] = r.rake
+    v[R_ESCAPE] = r.escape
+    v[R_ESCAPE_QQ] = r.escape_rule == "qq"
+    v[R_FACTOR] = r.escape_factor
+    v[R_MIN_PENALTY] = r.escape_penalty_floor
+    v[R_MIN_COMPENSATION] = r.escape_compensation_floor
+    v[R_CAP_POINTS] = r.cap_points
+    bankroll_vector(v, r, R_BALANCES, R_BANKROLL, R_MIN_BEANS)
     return v
 
 
@@ -178,4 +189,95 @@ def ready_points(h: np.ndarray, meld: np.ndarray, n_melds: int, void: int, rules
         h[t] -= 1
         if x > best:
             best = x
+    return best
+
+
+@njit(cache=True, nogil=True)
+def holds_3n2(h: np.ndarray, n_melds: int) -> bool:
+    """A hand of 3n+2 tiles (a kong counts 3): a seat that has drawn and not yet discarded."""
+    n = 0
+    for k in range(27):
+        n += h[k]
+    return (n + 3 * n_melds) % 3 == 2
+
+
+@njit(cache=True, nogil=True)
+def flower_pig_now(h: np.ndarray, meld: np.ndarray, n_melds: int) -> bool:
+    """S15.1 as if the wall ran out now (S16): :func:`is_flower_pig`; a 3n+2 hand only when every
+    discard leaves three suits, that is when each suit is melded or held at least twice."""
+    if not holds_3n2(h, n_melds):
+        return is_flower_pig(h, meld)
+    for s in range(3):
+        held, melded = 0, False
+        for k in range(9 * s, 9 * s + 9):
+            held += h[k]
+            melded = melded or meld[k] != 0
+        if not melded and held < 2:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _wait_possible(n: np.ndarray, melds_ok: np.ndarray, odd: int, n_melds: int) -> bool:
+    """:func:`may_wait` from the suits' counts ``n``, whether each splits into melds, and the
+    number of kinds held an odd number of times."""
+    ones, twos, regular = 0, 0, True
+    for s in range(3):
+        m = n[s] % 3
+        ones += m == 1
+        twos += m == 2
+        regular = regular and (m != 0 or melds_ok[s])
+    regular = regular and ((ones == 1 and twos == 0) or (ones == 0 and twos == 2))
+    return regular or (n_melds == 0 and odd == 1)
+
+
+@njit(cache=True, nogil=True)
+def _suit_counts(h: np.ndarray, n: np.ndarray, keys: np.ndarray) -> int:
+    """Each suit's number of tiles into ``n`` and its table key into ``keys``; returns the number
+    of kinds held an odd number of times."""
+    odd = 0
+    for s in range(3):
+        n[s] = 0
+        for k in range(9 * s, 9 * s + 9):
+            n[s] += h[k]
+            odd += h[k] & 1
+        keys[s] = suit_key(h, 9 * s)
+    return odd
+
+
+@njit(cache=True, nogil=True)
+def may_wait(h: np.ndarray, n_melds: int, table: np.ndarray) -> bool:
+    """Whether the 3k+1 hand ``h`` can have a wait at all (a necessary condition, three table
+    reads): for a regular win the suits' counts mod 3 are (1, 0, 0) or (2, 2, 0) in some order
+    and each suit of 0 mod 3 splits into melds; for 七对, one kind of odd count and no melds."""
+    n, keys, melds_ok = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(3, np.bool_)
+    odd = _suit_counts(h, n, keys)
+    for s in range(3):
+        melds_ok[s] = table[keys[s]] & MELDS != 0
+    return _wait_possible(n, melds_ok, odd, n_melds)
+
+
+@njit(cache=True, nogil=True)
+def ready_points_now(h: np.ndarray, meld: np.ndarray, n_melds: int, void: int, rules: np.ndarray,
+                     table: np.ndarray) -> int:
+    """S15.2 as if the wall ran out now (S16): :func:`ready_points`; a 3n+2 hand is judged on its
+    most favourable discard. Hands that cannot wait (:func:`may_wait`, updated discard by discard)
+    are skipped. ``h`` is restored."""
+    if not holds_3n2(h, n_melds):
+        return ready_points(h, meld, n_melds, void, rules, table) if may_wait(h, n_melds, table) else 0
+    n, keys, melds_ok = np.zeros(3, np.int64), np.zeros(3, np.int64), np.zeros(3, np.bool_)
+    odd = _suit_counts(h, n, keys)
+    best = 0
+    for k in range(27):
+        if not h[k]:
+            continue
+        s = k // 9
+        for o in range(3):  # the suits after discarding k: only suit s changes
+            melds_ok[o] = table[keys[o] - (POW5[k % 9] if o == s else 0)] & MELDS != 0
+        n[s] -= 1
+        if _wait_possible(n, melds_ok, odd + (1 if h[k] % 2 == 0 else -1), n_melds):
+            h[k] -= 1
+            best = max(best, ready_points(h, meld, n_melds, void, rules, table))
+            h[k] += 1
+        n[s] += 1
     return best
