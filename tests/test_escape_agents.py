@@ -140,3 +140,21 @@ def test_the_trainer_learns_with_escape_and_its_network_may_escape(tmp_path: Pat
     obs, masks = _decisions(module, options, hands=1, seed=2)
     probs = policy.action_probs(obs[0], masks[0])
     assert probs[layout_n] > 0  # ESCAPE has a probability: the network may learn to use it
+
+
+@pytest.mark.parametrize("game", ["blood_battle", "joy_mahjong"])
+def test_the_toolkit_view_plays_named_opponents_with_the_options(game: str) -> None:
+    from mjenv.integrations.gymnasium import SingleSeatVectorEnv
+
+    env = SingleSeatVectorEnv(game, 8, opponents="heuristic", escape=True, bankroll=3000)
+    env.reset(seed=1)
+    ended = escaped = 0
+    for _ in range(300):
+        masks = env.action_masks()
+        assert masks.shape[1] == env.single_action_space.n and masks[:, -1].all()  # ESCAPE offered to the learner
+        _, _, terminated, _, info = env.step(np.array([np.flatnonzero(m[:-1])[0] for m in masks]))
+        if terminated.any():  # the ending hands' facts of the options
+            ended += int(terminated.sum())
+            escaped += int(info["escaped"][terminated].sum())
+            assert (info["balances"][terminated] >= 0).all() and info["balances"][terminated].sum() > 0
+    assert ended > 8 and escaped == 0  # hands end, and neither the learner nor a heuristic ever escaped
