@@ -13,6 +13,10 @@ class Policy(Protocol):
 
     ``observation`` is the env's observation tensor for the seat, ``action_mask`` its int8
     mask. ``rng`` is the only source of randomness, so a seeded arena is deterministic.
+
+    With the rule options ``escape`` and ``bankroll`` the env adds planes after the default ones
+    and ESCAPE as the last action. The heuristics and networks trained without them read the
+    default part (:func:`default_part`) and so never escape; ``random`` escapes like any action.
     """
 
     name: str
@@ -35,10 +39,25 @@ class BatchByLoop:
         return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
 
 
+def default_part(observations: np.ndarray, action_masks: np.ndarray, planes: int,
+                 n_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """The default layout's planes and actions of a batch (leading axis) from an env whose rule
+    options add planes after the default ones and ESCAPE after the default actions; a batch of
+    the default layout (or of any other shape, for the caller to refuse) comes back as it is."""
+    obs, masks = np.asarray(observations), np.asarray(action_masks)
+    if obs.ndim == 3 and obs.shape[1] > planes:
+        obs = obs[:, :planes]
+    if masks.ndim == 2 and masks.shape[1] > n_actions:
+        masks = masks[:, :n_actions]
+    return obs, masks
+
+
 def batch_arrays(observations: np.ndarray, action_masks: np.ndarray, obs_shape: tuple[int, int],
                  n_actions: int, game: str) -> tuple[np.ndarray, np.ndarray]:
-    """A batch as the compiled policies read it (contiguous float32 observations, int8 masks),
-    after checking its shapes and that every mask offers a legal action."""
+    """A batch as the compiled policies read it (contiguous float32 observations, int8 masks of the
+    default layout: :func:`default_part`), after checking its shapes and that every mask offers a
+    legal action."""
+    observations, action_masks = default_part(observations, action_masks, obs_shape[0], n_actions)
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     masks = np.ascontiguousarray(action_masks, dtype=np.int8)
     if obs.ndim != 3 or obs.shape[1:] != obs_shape:

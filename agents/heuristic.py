@@ -71,7 +71,7 @@ class HeuristicPolicy:
     # ------------------------------------------------------------------ entry point
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        mask = action_mask
+        mask = action_mask[:L.n]  # the default actions: ESCAPE (rule option) comes after them
         if mask[L.HU]:
             return L.HU
         if mask[L.ROB_KONG]:

@@ -108,7 +108,7 @@ class JoyHeuristicPolicy:
     name = "heuristic"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
-        mask = action_mask
+        mask = action_mask[:L.n]  # the default actions: ESCAPE (rule option) comes after them
         legal = np.flatnonzero(mask)
         if legal.size == 0:
             raise ValueError("the action mask has no legal action")

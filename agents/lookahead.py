@@ -127,9 +127,11 @@ def with_lookahead(observations: np.ndarray, rules: BloodBattleRules | None = No
     """A batch of observations ``(N, P, 27)`` with the look-ahead planes (waits valued with ``rules``)
     stacked under each; computed by the compiled copy of :func:`lookahead`, which gives the same planes."""
     obs = np.ascontiguousarray(observations, dtype=np.float32)
-    if obs.ndim != 3 or obs.shape[1:] != (BloodBattleObserver.planes, N_SUIT_KINDS):
+    # The rule options' planes (after the default ones) pass through; the look-ahead reads the default ones.
+    if obs.ndim != 3 or obs.shape[1] < BloodBattleObserver.planes or obs.shape[2] != N_SUIT_KINDS:
         raise ValueError(f"with_lookahead needs blood-battle observations of shape "
-                         f"(N, {BloodBattleObserver.planes}, {N_SUIT_KINDS}), got {obs.shape}")
-    planes = compiled.lookahead_batch(obs, compiled_features.suit_table(),
+                         f"(N, {BloodBattleObserver.planes} or more, {N_SUIT_KINDS}), got {obs.shape}")
+    default = np.ascontiguousarray(obs[:, :BloodBattleObserver.planes])
+    planes = compiled.lookahead_batch(default, compiled_features.suit_table(),
                                       compiled_heuristic.scoring(rules or DEFAULT_RULES))
     return np.concatenate([obs, planes], axis=1)

@@ -127,9 +127,11 @@ def with_lookahead_joy(observations: np.ndarray) -> np.ndarray:
     """A batch of Joy observations ``(N, P, 34)`` with the look-ahead planes stacked under each;
     computed by the compiled copy of :func:`lookahead_joy`, which gives the same planes."""
     obs = np.ascontiguousarray(observations, dtype=np.float32)
-    if obs.ndim != 3 or obs.shape[1:] != (JoyMahjongObserver.planes, N_KINDS):
+    # The rule options' planes (after the default ones) pass through; the look-ahead reads the default ones.
+    if obs.ndim != 3 or obs.shape[1] < JoyMahjongObserver.planes or obs.shape[2] != N_KINDS:
         raise ValueError(f"with_lookahead_joy needs Joy Mahjong observations of shape "
-                         f"(N, {JoyMahjongObserver.planes}, {N_KINDS}), got {obs.shape}")
-    planes = compiled.lookahead_batch(obs, compiled_features.suit_table(), compiled_features.honour_table(),
+                         f"(N, {JoyMahjongObserver.planes} or more, {N_KINDS}), got {obs.shape}")
+    default = np.ascontiguousarray(obs[:, :JoyMahjongObserver.planes])
+    planes = compiled.lookahead_batch(default, compiled_features.suit_table(), compiled_features.honour_table(),
                                       TILE_ORDER)
     return np.concatenate([obs, planes], axis=1)

@@ -68,6 +68,7 @@ from torch.nn import functional as F
 from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
 from mjenv.config import BloodBattleRules
 
+from .base import default_part
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
 from .lookahead_joy import JOY_LOOKAHEAD_PLANES, with_lookahead_joy
 
@@ -84,7 +85,7 @@ for _L in LAYOUTS.values():
 ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
                                             "state_planes": (0, 1024)}
 """Inclusive bounds of the integer ``arch`` fields: at the top, about 60 M parameters (240 MB) per trunk."""
-ARCH_FLAGS = ("lookahead",)
+ARCH_FLAGS = ("lookahead", "escape")
 """The boolean ``arch`` fields (``game`` is the only other one)."""
 CHECKSUM_KEY = "sha256"
 """The checksum of the tensors (:func:`tensor_checksum`)."""
@@ -190,7 +191,7 @@ class PolicyValueNet(nn.Module):
     """Masked-logit policy and value over one game's observations (see the module docstring)."""
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
-                 lookahead: bool = False, game: str = "blood_battle",
+                 lookahead: bool = False, game: str = "blood_battle", escape: bool = False,
                  generator: torch.Generator | None = None, rules: BloodBattleRules | None = None) -> None:
         super().__init__()
         if game not in LAYOUTS:
@@ -201,7 +202,7 @@ class PolicyValueNet(nn.Module):
             if problem:
                 raise ValueError(f"network {problem}")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
-                     "state_planes": state_planes, "lookahead": lookahead, "game": game}
+                     "state_planes": state_planes, "lookahead": lookahead, "game": game, "escape": escape}
         self.layout = layout = LAYOUTS[game]
         self.kinds = layout.n_kinds
         self.has_void = layout.VOID >= 0
@@ -216,6 +217,10 @@ class PolicyValueNet(nn.Module):
             # 定缺 per suit from that suit's own pooled features: a pool over all 27 tiles is the
             # same for every suit, so it cannot tell which suit to drop.
             self.void_logit = nn.Linear(2 * channels, 1)
+        self.escape = escape  # the rule option's ESCAPE, the last action (S16, J11)
+        if escape:
+            self.escape_logit = nn.Linear(2 * channels, 1)
+        self.n_actions = layout.n + escape
         self.oracle = state_planes > 0
         if self.oracle:
             self.critic_trunk = _Trunk(in_planes + state_planes, channels, blocks)
@@ -231,7 +236,8 @@ class PolicyValueNet(nn.Module):
                 nn.init.zeros_(m.bias)
         # A near-uniform initial policy and a near-zero initial value.
         heads = [self.tile_logits, self.fixed_logits, self.value_head.mlp[-1]]
-        for m in heads + ([self.void_logit] if self.has_void else []):
+        heads += ([self.void_logit] if self.has_void else []) + ([self.escape_logit] if self.escape else [])
+        for m in heads:
             nn.init.normal_(m.weight, std=0.01, generator=generator)
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
@@ -247,10 +253,13 @@ class PolicyValueNet(nn.Module):
         h = self.trunk(obs) if h is None else h
         n = h.shape[0]
         tile = self.tile_logits(_tiles(h, self.kinds)).transpose(1, 2).reshape(n, 2 * self.kinds)  # [discard | kong]
-        parts = [tile, self.fixed_logits(_pool(h, self.kinds))]
+        pooled = _pool(h, self.kinds)
+        parts = [tile, self.fixed_logits(pooled)]
         if self.has_void:
             suits = h[:, :N_SUITS]
             parts.append(self.void_logit(torch.cat([suits.mean(dim=2), suits.amax(dim=2)], dim=2)).squeeze(-1))
+        if self.escape:
+            parts.append(self.escape_logit(pooled))
         return torch.cat(parts, dim=1).masked_fill(~mask, MASKED)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
@@ -381,7 +390,8 @@ def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
     if not isinstance(arch, dict):
         raise CheckpointError(f"{path}: 'arch' must be a mapping, got {type(arch).__name__}")
     # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
-    arch = {"game": "blood_battle", **arch}
+    # Those written before the escape option have no "escape": none has its logit.
+    arch = {"game": "blood_battle", "escape": False, **arch}
     known = (*ARCH_BOUNDS, *ARCH_FLAGS, "game")
     unknown = sorted(str(k) for k in arch if k not in known)
     missing = [k for k in known if k not in arch]
@@ -488,16 +498,25 @@ class NeuralPolicy:
     @torch.no_grad()
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
-        masks = np.asarray(action_masks, dtype=bool)
-        planes = self.net.arch["obs_planes"]
-        if np.shape(observations)[1] != planes:
-            raise ValueError(f"policy {self.name!r} was trained on observations of {planes} planes, got "
-                             f"{np.shape(observations)[1]}: the env's encoder differs from the one it was trained on")
-        if not masks.any(axis=1).all():
-            raise ValueError("an action mask in the batch has no legal action")
+        observations, masks = self._inputs(observations, action_masks)
         obs = torch.from_numpy(self.net.prepare(observations))
         logits = self.net.logits(obs, torch.as_tensor(masks)).numpy()
         return masked_argmax(logits) if self.greedy else masked_sample(logits, rng)
+
+    def _inputs(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The planes and actions the network was trained on (a network trained without the rule
+        options reads the default part of an env's batch with them, and never escapes)."""
+        planes, n_actions = self.net.arch["obs_planes"], self.net.n_actions
+        observations, masks = default_part(observations, np.asarray(action_masks, dtype=bool), planes, n_actions)
+        if np.shape(observations)[1] != planes:
+            raise ValueError(f"policy {self.name!r} was trained on observations of {planes} planes, got "
+                             f"{np.shape(observations)[1]}: the env's encoder differs from the one it was trained on")
+        if masks.shape[1] != n_actions:
+            raise ValueError(f"policy {self.name!r} was trained with {n_actions} actions, got masks of "
+                             f"{masks.shape[1]}: its env had other rule options (escape)")
+        if not masks.any(axis=1).all():
+            raise ValueError("an action mask in the batch has no legal action")
+        return observations, masks
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         return int(self.act_batch(observation[None], action_mask[None], rng)[0])
@@ -506,9 +525,10 @@ class NeuralPolicy:
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The masked softmax of the policy for one seat, ``(n_actions,)`` (0 for illegal actions);
         replay logs and the viewer show it beside the action taken."""
-        obs = torch.from_numpy(self.net.prepare(observation[None]))
-        logits = self.net.logits(obs, torch.as_tensor(np.asarray(action_mask, dtype=bool)[None]))
-        return torch.softmax(logits, dim=1)[0].numpy()
+        observations, masks = self._inputs(observation[None], action_mask[None])
+        logits = self.net.logits(torch.from_numpy(self.net.prepare(observations)), torch.as_tensor(masks))
+        probs = torch.softmax(logits, dim=1)[0].numpy()
+        return np.pad(probs, (0, len(action_mask) - len(probs)))  # 0 for ESCAPE when the net has none
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Arena workers are spawned processes: send plain numpy weights, not torch storages.

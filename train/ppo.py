@@ -519,7 +519,7 @@ def new_learner(cfg: TrainConfig, probe: Any, device: torch.device, fine_tune: b
     names one), optimiser and pool."""
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
                          probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
-                         generator=torch.Generator().manual_seed(cfg.seed),
+                         probe.rules.escape, generator=torch.Generator().manual_seed(cfg.seed),
                          rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None).to(device)
     learner = Learner(net, torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5),
                       OpponentPool(cfg.pool_size, cfg.pfsp_power))

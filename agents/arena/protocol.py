@@ -40,6 +40,8 @@ class HandRecord(NamedTuple):
     wins: tuple[tuple[int, int | None, int | None, int | None], ...]
     """(seat, source, total_fan, capped_fan) per win, in order."""
     end_reason: str
+    escaped: tuple[int, ...] = ()
+    """Seats that escaped (逃跑, rule option ``escape``), in seat order."""
 
 
 def lineup(n_agents: int, rotation: int) -> tuple[int, ...]:

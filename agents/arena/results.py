@@ -11,6 +11,8 @@
 ``deal_in_rate``
     wins whose ``source`` (the discarder, or the robbed kong-maker) was the agent, per hand. In
     blood battle one seat can deal in more than once a hand.
+``escape_rate`` (and ``escapes``), only with the rule option ``escape``
+    hands the agent escaped (逃跑), per hand.
 ``draw_rate``
     hands that ended in an exhaustive draw (end reason ``draw``: 流局 / 荒庄, the wall ran out) in
     which the agent had not won; the table's ``流局`` column. Drawing a tile is never counted.
@@ -26,7 +28,8 @@
 ``hands`` (deals × 4), ``env_options``, ``rules``, ``rake``, ``interval``, ``results``
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
-four seats' bean sum per hand, and the expected ``-4·rake``), ``workers``, ``engine``, ``elapsed_s``.
+four seats' bean sum per hand, and the expected ``-4·rake``; less with ``escape``, whose 扣豆 in
+``happy`` goes to no one, and a bankroll's short rake more), ``workers``, ``engine``, ``elapsed_s``.
 Two agents' 1-vs-3 runs against the same opponents on the same seeds pair deal for deal
 (:mod:`agents.arena.compare`, ``mjenv compare``).
 """
@@ -127,12 +130,13 @@ class ArenaResult:
         n = self.deals
         out: dict[str, dict[str, Any]] = {}
         for a, label in enumerate(self.labels):
-            seat_hands = wins = self_draws = deal_ins = draws = 0
+            seat_hands = wins = self_draws = deal_ins = draws = escapes = 0
             fans: list[int] = []
             capped: list[int] = []
             for rec in self.records:
                 mine = [s for s, agent in enumerate(rec.lineup) if agent == a]
                 seat_hands += len(mine)
+                escapes += sum(1 for s in rec.escaped if s in mine)
                 winners = set()
                 for seat, source, fan, cap in rec.wins:
                     if seat in mine:
@@ -171,6 +175,8 @@ class ArenaResult:
                 "cumulative_beans": cumulative,
                 "level": level_title(self.game, cumulative),
             }
+            if self.rules.get("escape"):  # absent otherwise, as the option's rule fields are
+                out[label].update(escapes=escapes, escape_rate=escapes / seat_hands)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,20 +222,23 @@ class ArenaResult:
                 f"{self.deals * N_SEATS} hands · seed {self.seed} · {self.workers} worker(s) · "
                 f"{self.engine} engine · {self.elapsed_s:.1f} s")
         w = max(len(label) for label in self.labels)
+        escape = bool(self.rules.get("escape"))  # the column only where agents may escape
         cols = (f"{'agent':<{w}}  seats  {'beans/hand ± 95% CI (t)':>24}  {'win':>6}  {'deal-in':>7}  "
-                f"{'tsumo':>6}  {'流局':>4}  {'fan':>5}  {'cumulative':>11}  level")
+                f"{'tsumo':>6}  {'流局':>4}  " + f"{'escape':>6}  " * escape + f"{'fan':>5}  {'cumulative':>11}  level")
         lines = [head, cols, "-" * len(cols)]
         for label, s in st.items():
             fan = f"{s['mean_fan']:.2f}" if s["mean_fan"] is not None else "-"
             ci = f"{s['mean_beans']:+.2f} ± {s['ci_halfwidth']:.2f}"
+            escaped = f"{s['escape_rate']:>6.1%}  " if escape else ""
             lines.append(
                 f"{label:<{w}}  {s['seats']:>5}  {ci:>24}  {s['win_rate']:>6.1%}  {s['deal_in_rate']:>7.1%}  "
-                f"{s['self_draw_rate']:>6.1%}  {s['draw_rate']:>6.1%}  {fan:>5}  "
+                f"{s['self_draw_rate']:>6.1%}  {s['draw_rate']:>6.1%}  {escaped}{fan:>5}  "
                 f"{s['cumulative_beans']:>+11.0f}  {s['level']}"
             )
         lines.append(f"rates are per hand of one seat; CI: Student t over {self.deals} duplicate sets")
         lines.append("win: hands won · deal-in: wins on the agent's discard (or robbed kong) · tsumo: self-drawn "
-                     "wins · 流局: exhaustive draws (the wall ran out) the agent had not won")
+                     "wins · 流局: exhaustive draws (the wall ran out) the agent had not won"
+                     + " · escape: hands the agent escaped (逃跑)" * escape)
         lines.append("cumulative: beans of one seat over all hands · " + level_legend(self.game))
         return "\n".join(lines)
 

@@ -85,7 +85,7 @@ class _DealBatch:
             for t in finished.tolist():
                 records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(self.agent_at[t].tolist()),
                                         digests[t], int(dealer[t]), tuple(info["beans"][t].tolist()),
-                                        self._wins(info, t), str(info["end_reason"][t]))
+                                        self._wins(info, t), str(info["end_reason"][t]), self._escaped(info, t))
             active &= ~terminated
             if on_deal is not None and finished.size:  # deals whose four tables are all done now
                 deals = np.unique(finished // N_SEATS)
@@ -121,6 +121,11 @@ class _DealBatch:
         """Every table's dealt wall and dealer (the backend's arrays, read right after ``reset``)."""
         arrays = self.venv.backend.arrays
         return arrays.wall.copy(), arrays.dealer.copy()
+
+    @staticmethod
+    def _escaped(info: dict[str, Any], t: int) -> tuple[int, ...]:
+        """The seats of table ``t`` that escaped (none without the rule option ``escape``)."""
+        return tuple(np.flatnonzero(info["escaped"][t]).tolist()) if "escaped" in info else ()
 
     def _wins(self, info: dict[str, Any], t: int) -> tuple[tuple[int, int | None, int | None, int | None], ...]:
         """(seat, source, total_fan, capped_fan) per win of table ``t``'s finished hand, in order."""

@@ -21,7 +21,7 @@ Observation            ``(N, *obs_shape)``: the learning seat's view, the AEC en
                        to 1-D>, action_mask=<the mask as float32>)``, the layout RLlib's
                        action-masking modules read (:mod:`mjenv.integrations.rllib`)
 Action space           ``MultiDiscrete([A] * N)``; ``single_action_space`` ``Discrete(A)``
-                       (62 blood battle, 76 Joy)
+                       (62 blood battle, 76 Joy; one more with ``escape``)
 Action mask            ``action_masks()`` int8 ``(N, A)`` (sb3-contrib reads it) and
                        ``info["action_mask"]``
 Reward                 float32 ``(N,)``: the learning seat's bean change since its previous decision
@@ -31,7 +31,9 @@ Waiting tables         ``step(actions, active=None)``: ``active`` bool ``(N,)`` 
                        that play; the others wait on the same decision (reward 0)
 Episode end            ``terminated[i]`` (never truncated); the info holds the table's bean table
                        ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won`` (with ``_`` masks); in
-                       ``SAME_STEP`` under ``final_info``, with ``final_obs``
+                       ``SAME_STEP`` under ``final_info``, with ``final_obs``; with the rule
+                       options, the last hand's ``escaped`` ``(N, 4)``, ``penalty`` (blood
+                       battle's 扣豆) and ``balances`` ``(N, 4)`` as in :mod:`mjenv.vector`
 =====================  ======================================================================
 
 **Autoreset.** ``NEXT_STEP`` (default): the step that ends table ``i``'s episode returns the
@@ -309,6 +311,9 @@ class SingleSeatVectorEnv(VectorEnv):
             if "won" in info:
                 ended["won"][real] = info["won"][real]
             ended["skipped_hands"][real] = self._skipped[real]
+            for key in ("escaped", "penalty", "balances"):  # with the rule options escape and bankroll
+                if key in info:
+                    ended.setdefault(key, np.zeros_like(info[key]))[real] = info[key][real]
             self._merged[real] = 0
             self._skipped[real] = 0
             if self._final_obs is None:
@@ -399,8 +404,9 @@ class SingleSeatVectorEnv(VectorEnv):
     @staticmethod
     def _add(info: dict[str, Any], ended: dict[str, Any], terminated: np.ndarray) -> None:
         """The finished episodes' fields, each with Gymnasium's ``_`` mask."""
-        for key in ("beans", "end_reason", "won", "skipped_hands"):
-            info[key], info[f"_{key}"] = ended[key], terminated.copy()
+        for key in ("beans", "end_reason", "won", "skipped_hands", "escaped", "penalty", "balances"):
+            if key in ended:  # the last three with the rule options only
+                info[key], info[f"_{key}"] = ended[key], terminated.copy()
         info["seat"] = np.where(terminated, ended["seat"], info.get("seat", 0))  # the finished episode's
         info["_seat"] = info.get("_seat", terminated).copy()
 
