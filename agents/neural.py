@@ -217,7 +217,8 @@ class PolicyValueNet(nn.Module):
             # 定缺 per suit from that suit's own pooled features: a pool over all 27 tiles is the
             # same for every suit, so it cannot tell which suit to drop.
             self.void_logit = nn.Linear(2 * channels, 1)
-        self.escape = escape  # the rule option's ESCAPE, the last action (S16, J11)
+        # The rule option escape's last action (S16 of docs/rules-blood-battle.md, J11 of docs/rules-joy-mahjong.md).
+        self.escape = escape
         if escape:
             self.escape_logit = nn.Linear(2 * channels, 1)
         self.n_actions = layout.n + escape

@@ -364,17 +364,17 @@ def _add_compare_parser(sub: Any) -> None:
 
 def _run_replay(args: argparse.Namespace) -> int:
     """Handler of ``mjenv replay``: 0 verified, 1 mismatch, 2 malformed or unreadable log."""
-    from . import replay
+    from . import narration, replay
     from .render import render_table
 
     def show(ll: Any, game: Any) -> None:
         """--render: one line per event and claim answer, the whole table at each hand's end."""
         rec = ll.record
         if rec["type"] != "action":
-            text = replay.describe_event(rec, args.tiles, game=replay.game_of(game), wins=len(game.wins),
-                                         escapes=sum(game.escaped))
+            text = narration.describe_event(rec, args.tiles, game=narration.game_of(game), wins=len(game.wins),
+                                            escapes=sum(game.escaped))
         else:  # claim answers; other actions show as their events
-            text = replay.describe_action(rec, game.layout)
+            text = narration.describe_action(rec, game.layout)
         if text is not None:
             print(f"{ll.line:>6}  {text}")
         if rec["type"] == "end_hand":

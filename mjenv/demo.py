@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import blood_battle_v0, tiles
-from .replay import describe_event
+from .narration import describe_event
 
 
 def run_demo(seed: int = 0, preset: str = "happy", tile_style: str = "zh", every: int = 0,

@@ -21,7 +21,7 @@ from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import ActionLayout
 from .engine.core import GameCore
 from .render import SEAT_WINDS, render_table
-from .replay import describe_event
+from .narration import describe_event
 
 QUIT_WORDS = ("q", "quit", "exit")
 

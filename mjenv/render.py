@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import tiles
-from .replay import ending_text, game_of
+from .narration import ending_text, game_of
 
 SEAT_WINDS = ("东", "南", "西", "北")
 

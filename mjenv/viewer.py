@@ -29,7 +29,8 @@ from typing import Any, Iterator
 from . import tiles
 from .actions import ActionLayout
 from .outputs import atomic_write
-from .replay import GAMES, LoggedHand, describe_event, ending_text, iter_log, replay_hand
+from .narration import describe_event, ending_text
+from .replay import GAMES, LoggedHand, iter_log, replay_hand
 
 PathLike = str | os.PathLike
 DATA_MARK = "/*MJENV_DATA*/null"

@@ -156,5 +156,5 @@ def test_page_shows_the_escape_and_the_balances(tmp_path, match_log):
     ("blood_battle", "win", 3, 0, "3 wins: three seats have won (S14)"),
 ])
 def test_ending_text(game, reason, wins, escapes, text):
-    from mjenv.replay import ending_text
+    from mjenv.narration import ending_text
     assert ending_text(game, reason, wins, escapes) == text

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.arena import run_arena
-from mjenv import benchmark, blood_battle_v0, games, replay
+from mjenv import benchmark, blood_battle_v0, games, narration, replay
 from mjenv.cli import build_parser, main
 from mjenv.demo import run_demo
 from mjenv.play import run_play
@@ -43,10 +43,10 @@ def test_a_hand_with_two_wins_then_an_empty_wall_is_told_as_such(tmp_path: Path,
     told = "hand over: 2 wins, then the wall ran out (流局, exhaustive draw)"
     assert out.count(told) == 2  # the end_hand line and the final table
     assert "1 ended in an exhaustive draw (流局)" in out  # the summary line
-    assert replay.ending_text("blood_battle", "draw", 0) == "流局, exhaustive draw: the wall ran out with no win"
+    assert narration.ending_text("blood_battle", "draw", 0) == "流局, exhaustive draw: the wall ran out with no win"
     # S14 (docs/rules-blood-battle.md): blood mode ends on the third win
-    assert replay.ending_text("blood_battle", "win", 3) == "3 wins: three seats have won (S14)"
-    assert replay.ending_text("joy_mahjong", "draw", 0).startswith("荒庄, exhaustive draw")
+    assert narration.ending_text("blood_battle", "win", 3) == "3 wins: three seats have won (S14)"
+    assert narration.ending_text("joy_mahjong", "draw", 0).startswith("荒庄, exhaustive draw")
 
 
 def test_eval_table_names_the_exhaustive_draw_and_explains_level() -> None:

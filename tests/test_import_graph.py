@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The game state machines, readable and compiled.
     ("engine", ("mjenv.engine.*", "mjenv.vector.engine.*")),
     # What a seat sees (encoders, their text form) and the replay logs of the engine's events.
-    ("encoding", ("mjenv.encoding", "mjenv.vector.encoding.*", "mjenv.describe", "mjenv.replay")),
+    ("encoding", ("mjenv.encoding", "mjenv.vector.encoding.*", "mjenv.describe", "mjenv.replay", "mjenv.narration")),
     # The PettingZoo AEC envs: thin adapters over the engine.
     ("env", ("mjenv.aec", "mjenv.parallel", "mjenv.render", "mjenv.blood_battle_v0", "mjenv.joy_mahjong_v0")),
     # The compiled batched envs (their backends take the AEC env's options).

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from agents.arena import deal_log_path, run_arena
-from mjenv import replay, tiles
+from mjenv import narration, replay, tiles
 from mjenv.cli import main
 from mjenv.games import GAME_NAMES
 from mjenv import viewer
@@ -363,7 +363,7 @@ def follow(g: Any, script: list[tuple[int, int]]) -> TableView:
     after every step and comparing it with the engine (hands, melds, rivers, wall, beans)."""
     import support
 
-    view = TableView(g.events[0], joy=replay.game_of(g) == "joy_mahjong")
+    view = TableView(g.events[0], joy=narration.game_of(g) == "joy_mahjong")
     seen = 1
 
     def sync() -> None:
