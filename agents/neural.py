@@ -67,6 +67,7 @@ from torch.nn import functional as F
 
 from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
 from mjenv.config import BloodBattleRules
+from mjenv.encoding import BloodBattleObserver, JoyMahjongObserver
 
 from .base import default_part
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
@@ -81,6 +82,10 @@ MASKED = -1e9
 for _L in LAYOUTS.values():
     assert (_L.DISCARD, _L.KONG) == (0, _L.n_kinds) and (_L.VOID < 0 or _L.VOID == _L.n - N_SUITS)
 
+
+DEFAULT_SHAPES = {game: (observer.planes, LAYOUTS[game].n)
+                  for game, observer in (("blood_battle", BloodBattleObserver), ("joy_mahjong", JoyMahjongObserver))}
+"""Observation planes and actions of each game without the rule options escape and bankroll."""
 
 ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
                                             "state_planes": (0, 1024)}
@@ -507,8 +512,9 @@ class NeuralPolicy:
     def _inputs(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The planes and actions the network was trained on (a network trained without the rule
         options reads the default part of an env's batch with them, and never escapes)."""
-        planes, n_actions = self.net.arch["obs_planes"], self.net.n_actions
-        observations, masks = default_part(observations, np.asarray(action_masks, dtype=bool), planes, n_actions)
+        planes, n_actions, masks = self.net.arch["obs_planes"], self.net.n_actions, np.asarray(action_masks, dtype=bool)
+        if (planes, n_actions) == DEFAULT_SHAPES[self.net.arch["game"]]:  # trained without the rule options
+            observations, masks = default_part(observations, masks, planes, n_actions)
         if np.shape(observations)[1] != planes:
             raise ValueError(f"policy {self.name!r} was trained on observations of {planes} planes, got "
                              f"{np.shape(observations)[1]}: the env's encoder differs from the one it was trained on")

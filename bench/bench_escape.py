@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import mjenv.vector as mv
+from mjenv.games import GAME_NAMES
 
 
 def actions(mask: np.ndarray, rng: np.random.Generator, policy: str, n_game: int) -> np.ndarray:
@@ -50,7 +51,7 @@ def decisions_per_s(game: str, options: dict[str, Any], policy: str, tables: int
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="blood_battle", choices=["blood_battle", "joy_mahjong"])
+    p.add_argument("--game", default="blood_battle", choices=GAME_NAMES)
     p.add_argument("--preset", default=None, help="blood battle preset (happy, qq) or Joy room")
     p.add_argument("--bankroll", type=int, default=100_000)
     p.add_argument("--tables", type=int, default=256)

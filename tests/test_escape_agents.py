@@ -158,3 +158,12 @@ def test_the_toolkit_view_plays_named_opponents_with_the_options(game: str) -> N
             escaped += int(info["escaped"][terminated].sum())
             assert (info["balances"][terminated] >= 0).all() and info["balances"][terminated].sum() > 0
     assert ended > 8 and escaped == 0  # hands end, and neither the learner nor a heuristic ever escaped
+
+
+def test_a_network_trained_with_other_planes_is_not_trimmed_to_fit() -> None:
+    """Only a network of the default layout reads the default part: one trained with a bankroll
+    (77 planes, 62 actions) refuses an escape table's masks, whose 77 planes mean other things."""
+    net = PolicyValueNet(77, 8, 1, generator=torch.Generator().manual_seed(0))
+    obs, masks = _decisions(blood_battle_v0, {"escape": True}, hands=1, seed=4)
+    with pytest.raises(ValueError, match="trained with 62 actions, got masks of 63"):
+        NeuralPolicy(net, "bankrolled").act_batch(np.stack(obs), np.stack(masks), np.random.default_rng(0))
