@@ -42,20 +42,32 @@ def _shipped_policy(game: str, name: str = "ppo") -> Policy:
     return NeuralPolicy.load(SHIPPED_CHECKPOINTS[key], name=name)
 
 
-def _heuristic(game: str) -> Policy:
-    """The heuristic baseline of ``game``: :class:`agents.heuristic_joy.JoyHeuristicPolicy` for Joy
-    Mahjong, else :class:`agents.heuristic.HeuristicPolicy` (which refuses a game it does not play)."""
-    # Imported on first use: the heuristics load numba and their compiled kernels.
-    from .heuristic import HeuristicPolicy
-    from .heuristic_joy import JoyHeuristicPolicy
+HEURISTIC_VARIANTS = {"blood_battle": ("heuristic", "heuristic-nodefence", "heuristic-plain", "heuristic-greedy",
+                                      "heuristic-novoid"),
+                      "joy_mahjong": ("heuristic", "heuristic-nocalls", "heuristic-greedy")}
+"""The heuristic of each game and its weaker variants, strongest first (``agents.heuristic.VARIANTS``,
+``agents.heuristic_joy.VARIANTS``): rungs of the reference ladders."""
 
-    return JoyHeuristicPolicy() if game == "joy_mahjong" else HeuristicPolicy(game)
+
+def _heuristic(game: str, name: str = "heuristic") -> Policy:
+    """The heuristic baseline of ``game`` or its variant ``name``: :class:`agents.heuristic_joy.JoyHeuristicPolicy`
+    for Joy Mahjong, else :class:`agents.heuristic.HeuristicPolicy` (which refuses a game it does not play)."""
+    # Imported on first use: the heuristics load numba and their compiled kernels.
+    from . import heuristic, heuristic_joy
+
+    if name not in HEURISTIC_VARIANTS.get(game, ("heuristic",)):
+        games = [g for g, names in HEURISTIC_VARIANTS.items() if name in names]
+        raise ValueError(f"the policy {name!r} plays {' and '.join(games)}, not {game!r}")
+    if game == "joy_mahjong":
+        return heuristic_joy.JoyHeuristicPolicy(heuristic_joy.VARIANTS[name])
+    return heuristic.HeuristicPolicy(game, flags=heuristic.VARIANTS[name])
 
 
 # name -> factory(game): the built-in policies, and those added with register_policy.
 _FACTORIES: dict[str, Callable[[str], Policy]] = {
     "random": lambda game: RandomPolicy(),
-    "heuristic": _heuristic,
+    **{name: (lambda game, name=name: _heuristic(game, name))
+       for name in dict.fromkeys(n for names in HEURISTIC_VARIANTS.values() for n in names)},
     "ppo": _shipped_policy,
     **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},
 }
