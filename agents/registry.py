@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 from typing import Any, Callable
@@ -97,10 +98,27 @@ class _CallablePolicy:
         return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
 
 
+def _import_policy(spec: str) -> Policy:
+    """``module:Class``: an instance of a Policy class (made with no arguments) imported from a module."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import module {module_name!r} of policy {spec!r}: {exc}") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"module {module_name!r} has no {attr!r} (policy {spec!r})")
+    policy = getattr(module, attr)
+    policy = policy() if isinstance(policy, type) else policy
+    if not isinstance(policy, Policy):
+        raise ValueError(f"{spec!r} is not a policy: it needs a name, act and act_batch (agents.base.Policy)")
+    return policy
+
+
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     """A policy from a name (``random``, ``heuristic``, ``ppo`` = the game's shipped trained policy, or a
     shipped checkpoint's name such as ``blood_battle_qq``: SHIPPED_CHECKPOINTS), a trainer
-    checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), a Policy object, or a callable."""
+    checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), ``module:Class`` (a Policy class,
+    made with no arguments), a Policy object, or a callable."""
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
     if isinstance(spec, str) and spec.endswith(".pt"):
@@ -110,6 +128,8 @@ def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     if isinstance(spec, str):
         if spec in _FACTORIES:
             return _FACTORIES[spec](game)
+        if ":" in spec:
+            return _import_policy(spec)
         raise ValueError(f"unknown policy {spec!r}; use one of {policy_names()}")
     if isinstance(spec, Policy):
         return spec
