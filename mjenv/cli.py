@@ -435,8 +435,9 @@ def _run_rate(args: argparse.Namespace) -> int:
 def _add_rate_parser(sub: Any) -> None:
     """``mjenv rate``: place a policy on its configuration's reference ladder."""
     p = sub.add_parser("rate", help="rate a policy on the reference ladder of its game configuration",
-                       description="Play AGENT in one seat against three copies of every rung of the ladder "
-                                   "(duplicate deals, 4 rotations each), fit its rating with the rungs' stored "
+                       description="Play AGENT against every rung of the ladder both ways (in one seat against "
+                                   "three copies of the rung, then in three seats against one; duplicate deals, 4 "
+                                   "rotations each), fit its rating with the rungs' stored "
                                    "ratings fixed, and print it with its 95%% interval, the nearest rungs and "
                                    "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
                                    "status 2 on bad arguments.")
@@ -444,7 +445,8 @@ def _add_rate_parser(sub: Any) -> None:
     _add_ladder_options(p)
     size = p.add_mutually_exclusive_group()
     size.add_argument("--hands", type=_positive_int,
-                      help="hands against each rung's field (default 2000: 500 deals × 4 rotations)")
+                      help="hands of each match, two matches per rung: the agent in one seat, then in three "
+                           "(default 2000: 500 deals × 4 rotations)")
     size.add_argument("--budget-s", type=_positive_float, metavar="S",
                       help="instead of --hands: as many deals as fit about S seconds (timed on a short run)")
     p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")

@@ -5,7 +5,7 @@ Joy Mahjong's ``popular``, ``eight_fan``, ``no_fan`` rooms) and its rungs from w
 ``random``, weaker heuristic variants, the heuristic, and the shipped network where it is
 separable from the heuristic. Every rung loads by name (:func:`agents.load_policy`).
 
-**Building** (:func:`build`, ``python -m agents.arena.ladder``): every ordered pair of rungs plays a
+**Building** (:func:`build`, ``python -m agents.arena.ladder build --all``): every ordered pair of rungs plays a
 1-vs-3 duplicate match (candidate in one seat, three copies of the other rung) over the ladder's
 ``deals`` deals of seed ``seed``, so each pair meets in both directions on the same walls; the
 ratings are a Bradley–Terry fit over all of it with bootstrap intervals (:mod:`.rating`), anchored
@@ -127,30 +127,25 @@ def rung_spec(name: str) -> dict[str, Any]:
     return {"name": name, "kind": "heuristic"}
 
 
-def play_match(spec: LadderSpec, candidate: Any, field: str, deals: int, seed: int, workers: int) -> dict[str, Any]:
+def play_match(spec: LadderSpec, candidate: Any, field: Any, deals: int, seed: int, workers: int) -> dict[str, Any]:
     """One 1-vs-3 duplicate match: ``candidate`` in one seat, three copies of ``field``; its record."""
     result = run_arena(game=spec.game, agents=[candidate, field], deals=deals, seed=seed, workers=workers,
                        env_options=spec.env_options, progress=False)
     per_set = result.per_set_means()
     stats = result.stats()[result.labels[0]]
     outcomes = rating.deal_outcomes(per_set[0], per_set[1])
-    return {"candidate": spec_name(candidate), "field": field, "deals": deals, "hands": deals * N_SEATS, "outcomes": outcomes,
-            "wins": outcomes.count(rating.WIN), "ties": outcomes.count(rating.TIE),
+    return {"candidate": spec_name(candidate), "field": spec_name(field), "deals": deals, "hands": deals * N_SEATS,
+            "outcomes": outcomes, "wins": outcomes.count(rating.WIN), "ties": outcomes.count(rating.TIE),
             "losses": outcomes.count(rating.LOSS), "mean_beans": stats["mean_beans"], "ci_low": stats["ci_low"],
             "ci_high": stats["ci_high"], "win_rate": stats["win_rate"], "deal_in_rate": stats["deal_in_rate"],
             "hand_wins": stats["wins"], "mean_fan": stats["mean_fan"], "elapsed_s": result.elapsed_s}
 
 
-def is_network(name: str) -> bool:
-    """Whether a rung is a shipped network (it plays only in the candidate's seat)."""
-    return name in SHIPPED_CHECKPOINTS
-
-
 def pairings(rungs: Sequence[str]) -> list[tuple[str, str]]:
-    """The (candidate, field) matches of a ladder: every ordered pair of rungs, except that a network
-    never fills the three field seats (a network seat costs several compiled ones); a network is
-    rated from its own matches against every other rung's field, as ``mjenv rate`` rates any agent."""
-    return [(a, b) for a in rungs for b in rungs if a != b and not is_network(b)]
+    """The (candidate, field) matches of a ladder: every ordered pair of rungs, so that each pair
+    meets both ways (in a room of rare large wins the lone candidate loses most deals it does not
+    win big, whoever it is; both directions cancel that)."""
+    return [(a, b) for a in rungs for b in rungs if a != b]
 
 
 def play_matches(spec: LadderSpec, rungs: Sequence[str], deals: int, workers: int = 1,
@@ -216,8 +211,7 @@ def summarize(spec: LadderSpec, matches: Sequence[dict[str, Any]], deals: int,
         "mjenv_version": __version__, "game": spec.game, "env_options": spec.env_options,
         "rules": as_dict(raw.rules), "seed": spec.seed, "deals": deals, "hands_per_match": deals * N_SEATS,
         "hands": deals * N_SEATS * len(kept),
-        "pairings": "every ordered pair of rungs (candidate in one seat, three of the field); networks only as "
-                    "the candidate",
+        "pairings": "every ordered pair of rungs (candidate in one seat, three of the field)",
         "rating_model": {"outcome": "per deal: the candidate's beans over its 4 hands against the mean field seat's",
                          "fit": "choix.ilsr_pairwise_dense (Bradley-Terry)", "prior_ties_per_match": rating.PRIOR_TIES,
                          "scale": "400 / ln 10 points per unit of log-strength", "anchor": {ANCHOR: ANCHOR_RATING},
@@ -255,7 +249,7 @@ def load(spec: LadderSpec) -> dict[str, Any]:
     current = [{k: v for k, v in rung_spec(n).items() if k in ("name", "kind", "sha256")} for n in spec.rungs]
     if stored != current:
         raise ValueError(f"{path}: its rungs {stored} are not the ladder's {current}: a changed rung needs a new "
-                         f"ladder version and a rebuild (python -m agents.arena.ladder {spec.key})")
+                         f"ladder version and a rebuild (python -m agents.arena.ladder build {spec.key})")
     return data
 
 

@@ -1,11 +1,11 @@
 """Placing any agent on a reference ladder (``mjenv rate``).
 
-The agent plays a 1-vs-3 duplicate match in one seat against three copies of every rung that
-fills a field on the ladder (every rung but the networks, :func:`agents.arena.ladder.pairings`),
-on deals of its own seed (:data:`RATE_SEED`, not the ladder's). Its rating is then fitted with
-the ladder's stored matches (:func:`agents.arena.rating.place`): the rungs keep their stored
-ratings, and the interval is a bootstrap over the agent's deals. A network rung was rated the
-same way when the ladder was built, so rating a shipped network reproduces its rung.
+Against every rung of the ladder the agent plays two 1-vs-3 duplicate matches, as the rungs did
+among themselves (:func:`agents.arena.ladder.pairings`): in one seat against three copies of the
+rung, and in three seats against one copy, on deals of its own seed (:data:`RATE_SEED`, not the
+ladder's). Its rating is then fitted with the ladder's stored matches
+(:func:`agents.arena.rating.place`): the rungs keep their stored ratings, and the interval is a
+bootstrap over the agent's deals.
 """
 
 from __future__ import annotations
@@ -26,62 +26,65 @@ SCHEMA = "mjenv.rating/1"
 RATE_SEED = 4044
 """The arena seed of ``mjenv rate``'s deals: not the ladders' (:data:`agents.arena.ladder.LADDER_SEED`)."""
 DEFAULT_HANDS = 2000
-"""Hands against each rung's field by default (500 deals × 4 rotations)."""
+"""Hands of each match by default (500 deals × 4 rotations); two matches per rung."""
 PROBE_DEALS = 16
-"""Deals against every field that time a ``--budget-s`` run before its full length is chosen."""
+"""Deals of every match that time a ``--budget-s`` run before its full length is chosen."""
 
 
-def fields(data: dict[str, Any]) -> list[str]:
-    """The rungs of a stored ladder that fill the field's three seats (all but the networks)."""
-    return [r["name"] for r in data["rungs"] if not ladder.is_network(r["name"])]
+def play_both_ways(agent: Any, spec: ladder.LadderSpec, rungs: list[str], deals: int, seed: int, workers: int,
+                   log: Any = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """For every rung, the agent's match against three copies of it and the rung's against three of the agent."""
+    out = []
+    for rung in rungs:
+        ahead = ladder.play_match(spec, agent, rung, deals, seed, workers)
+        behind = ladder.play_match(spec, rung, agent, deals, seed, workers)
+        out.append((ahead, behind))
+        if log is not None:
+            print(f"{spec_name(agent)} vs 3 x {rung}: {ahead['mean_beans']:+.2f} beans/hand; {rung} vs 3 x "
+                  f"{spec_name(agent)}: {behind['mean_beans']:+.2f} ({ahead['elapsed_s'] + behind['elapsed_s']:.0f} s)",
+                  file=log, flush=True)
+    return out
 
 
 def deals_for_budget(agent: Any, spec: ladder.LadderSpec, data: dict[str, Any], budget_s: float, seed: int,
                      workers: int) -> int:
-    """The most deals per field that fit ``budget_s`` seconds, from a timed run of
-    :data:`PROBE_DEALS` deals against every field (small batches run slower, so it errs short)."""
+    """The most deals per match that fit ``budget_s`` seconds, from a timed run of
+    :data:`PROBE_DEALS` deals of every match (small batches run slower, so it errs short)."""
     start = time.perf_counter()
-    for field in fields(data):
-        ladder.play_match(spec, agent, field, PROBE_DEALS, seed, workers)
+    play_both_ways(agent, spec, [r["name"] for r in data["rungs"]], PROBE_DEALS, seed, workers)
     probe = time.perf_counter() - start
     return max(PROBE_DEALS, int(PROBE_DEALS * (budget_s - probe) / probe))
 
 
 def rate(agent: Any, spec: ladder.LadderSpec, deals: int, seed: int = RATE_SEED, workers: int = 1,
          log: Any = None) -> dict[str, Any]:
-    """Play ``agent`` against every field of the stored ladder ``spec`` and place it: the rating
-    record (``agent``, ``ladder``, ``rating``, ``ci``, ``nearest``, ``rungs`` with the agent's beans
-    per hand against each, ``matches`` with its outcome per deal)."""
+    """Play ``agent`` both ways against every rung of the stored ladder ``spec`` and place it: the
+    rating record (``agent``, ``ladder``, ``rating``, ``ci``, ``nearest``, ``rungs`` with the agent's
+    beans per hand against three copies of each, ``matches`` with every outcome per deal)."""
     data = ladder.load(spec)
     start = time.perf_counter()
-    matches = []
-    for field in fields(data):
-        matches.append(ladder.play_match(spec, agent, field, deals, seed, workers))
-        if log is not None:
-            m = matches[-1]
-            print(f"{spec_name(agent)} vs 3 x {field}: {m['mean_beans']:+.2f} beans/hand ({m['elapsed_s']:.0f} s)",
-                  file=log, flush=True)
     names = [r["name"] for r in data["rungs"]]
+    played = play_both_ways(agent, spec, names, deals, seed, workers, log)
+    k = len(names)
+    new = [m for j, (ahead, behind) in enumerate(played)
+           for m in ((k, j, rating.outcome_array(ahead["outcomes"])), (j, k, rating.outcome_array(behind["outcomes"])))]
     rung_ratings = np.array([r["rating"] for r in data["rungs"]])
-    new = [(names.index(m["field"]), rating.outcome_array(m["outcomes"])) for m in matches]
     value, samples = rating.place(rung_ratings, ladder.score_matches(names, data["matches"]), new, seed)
     low, high = (float(x) for x in rating.percentile_interval(samples))
     below = [r for r in data["rungs"] if r["rating"] <= value]
     above = [r for r in data["rungs"] if r["rating"] > value]
-    versus = {m["field"]: m for m in matches}
+    keys = ("mean_beans", "ci_low", "ci_high", "wins", "ties", "losses", "win_rate", "deal_in_rate", "mean_fan")
     return {
         "schema": SCHEMA, "agent": spec_name(agent), "ladder": spec.name, "game": spec.game,
-        "env_options": spec.env_options, "seed": seed, "deals": deals, "hands_per_rung": deals * N_SEATS,
+        "env_options": spec.env_options, "seed": seed, "deals": deals, "hands_per_match": deals * N_SEATS,
         "rating": value, "ci": [low, high],
         "nearest": {"below": below[-1]["name"] if below else None, "above": above[0]["name"] if above else None},
-        "rungs": [{"name": r["name"], "rating": r["rating"], "ci": r["ci"],
-                   "vs": None if r["name"] not in versus else
-                   {k: versus[r["name"]][k] for k in ("mean_beans", "ci_low", "ci_high", "wins", "ties", "losses",
-                                                      "win_rate", "deal_in_rate", "mean_fan")}}
-                  for r in data["rungs"]],
+        "rungs": [{"name": r["name"], "rating": r["rating"], "ci": r["ci"], "vs": {key: ahead[key] for key in keys},
+                   "rung_vs_agent": {key: behind[key] for key in keys}}
+                  for r, (ahead, behind) in zip(data["rungs"], played)],
         "interval": f"95% percentile bootstrap over the agent's deals ({rating.BOOTSTRAP} refits), rungs fixed",
         "elapsed_s": time.perf_counter() - start,
-        "matches": matches,
+        "matches": [m for pair in played for m in pair],
     }
 
 
@@ -91,17 +94,21 @@ def format_rating(result: dict[str, Any]) -> str:
     where = " and ".join(f"{side} {near[side]}" for side in ("below", "above") if near[side]) or "no rung"
     lines = [f"{result['agent']} on {result['ladder']}: rating {result['rating']:.0f} "
              f"[{result['ci'][0]:.0f}, {result['ci'][1]:.0f}] (95% CI); nearest rungs: {where}",
-             f"{result['deals']:,} deals × 4 rotations against each field, seed {result['seed']}, "
+             f"{result['deals']:,} deals × 4 rotations per match, both ways against each rung, seed {result['seed']}, "
              f"{result['elapsed_s']:.0f} s", "",
-             f"| rung | rung rating [95% CI] | {result['agent']} vs 3 × rung: beans/hand [95% CI] | W/T/L per deal |",
+             f"| rung | rung rating [95% CI] | {result['agent']} vs 3 × rung: beans/hand [95% CI], W/T/L | "
+             f"rung vs 3 × {result['agent']} |",
              "|---|---|---|---|"]
     for r in reversed(result["rungs"]):
-        v = r["vs"]
-        versus = "— (a network: not a field)" if v is None else \
-            f"{v['mean_beans']:+.2f} [{v['ci_low']:+.2f}, {v['ci_high']:+.2f}]"
-        wtl = "" if v is None else f"{v['wins']}/{v['ties']}/{v['losses']}"
-        lines.append(f"| `{r['name']}` | {r['rating']:.0f} [{r['ci'][0]:.0f}, {r['ci'][1]:.0f}] | {versus} | {wtl} |")
+        ahead, behind = r["vs"], r["rung_vs_agent"]
+        lines.append(f"| `{r['name']}` | {r['rating']:.0f} [{r['ci'][0]:.0f}, {r['ci'][1]:.0f}] | {_match(ahead)} | "
+                     f"{_match(behind)} |")
     return "\n".join(lines)
+
+
+def _match(v: dict[str, Any]) -> str:
+    """A match's beans per hand with its interval, and its wins, ties and losses per deal."""
+    return f"{v['mean_beans']:+.2f} [{v['ci_low']:+.2f}, {v['ci_high']:+.2f}], {v['wins']}/{v['ties']}/{v['losses']}"
 
 
 def plot(result: dict[str, Any], path: str) -> None:

@@ -90,20 +90,20 @@ def fit_ladder(n: int, matches: Sequence[Match], deals: int, anchor: int, anchor
     return ratings, samples
 
 
-def place(rung_ratings: np.ndarray, rung_matches: Sequence[Match], new_matches: Sequence[tuple[int, np.ndarray]],
+def place(rung_ratings: np.ndarray, rung_matches: Sequence[Match], new_matches: Sequence[Match],
           seed: int, bootstrap: int = BOOTSTRAP) -> tuple[float, np.ndarray]:
     """The rating of a new agent against fixed rungs, and its bootstrap samples.
 
-    ``new_matches``: (rung index, the new agent's score per deal against that rung's field). The
-    rungs' stored matches and the new ones are fitted together (choix); the result is shifted so
-    that the rungs' fitted ratings match ``rung_ratings`` on average, so the rungs stay where the
-    ladder put them. The bootstrap resamples the new agent's deals only (the rungs are fixed)."""
+    ``new_matches``: the new agent's matches, the agent as index ``len(rung_ratings)`` (candidate or
+    field), all over the same deals. The rungs' stored matches and the new ones are fitted together
+    (choix); the result is shifted so that the rungs' fitted ratings match ``rung_ratings`` on
+    average, so the rungs stay where the ladder put them. The bootstrap resamples the new agent's
+    deals only (the rungs are fixed)."""
     k = len(rung_ratings)
-    deals = max(len(s) for _, s in new_matches)
+    deals = len(new_matches[0][2])
 
     def rated(resample: np.ndarray | None) -> float:
-        m = comparison_matrix(k + 1, rung_matches)
-        m += comparison_matrix(k + 1, [(k, j, s) for j, s in new_matches], resample)
+        m = comparison_matrix(k + 1, rung_matches) + comparison_matrix(k + 1, new_matches, resample)
         r = fit(m, 0, 0.0)
         return float(r[k] + np.mean(rung_ratings - r[:k]))
 
