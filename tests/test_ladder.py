@@ -172,6 +172,7 @@ def test_rate_places_a_variant_at_its_own_rung() -> None:
     assert rung["vs"]["ties"] == rung["rung_vs_agent"]["ties"] == 40  # its own copies replay every deal
     by_name = {r["name"]: r["rating"] for r in result["rungs"]}
     assert by_name[result["nearest"]["below"]] <= result["rating"] < by_name[result["nearest"]["above"]]
+    assert "heuristic-nocalls" not in result["nearest"].values()  # its own rung is not its neighbour
     assert {"agent", "ladder", "rating", "ci", "rungs"} <= set(result) and len(result["matches"]) == 8
 
 

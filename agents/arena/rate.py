@@ -71,8 +71,9 @@ def rate(agent: Any, spec: ladder.LadderSpec, deals: int, seed: int = RATE_SEED,
     rung_ratings = np.array([r["rating"] for r in data["rungs"]])
     value, samples = rating.place(rung_ratings, ladder.score_matches(names, data["matches"]), new, seed)
     low, high = (float(x) for x in rating.percentile_interval(samples))
-    below = [r for r in data["rungs"] if r["rating"] <= value]
-    above = [r for r in data["rungs"] if r["rating"] > value]
+    others = [r for r in data["rungs"] if r["name"] != spec_name(agent)]  # a rung rated again is not its own neighbour
+    below = [r for r in others if r["rating"] <= value]
+    above = [r for r in others if r["rating"] > value]
     keys = ("mean_beans", "ci_low", "ci_high", "wins", "ties", "losses", "win_rate", "deal_in_rate", "mean_fan")
     return {
         "schema": SCHEMA, "agent": spec_name(agent), "ladder": spec.name, "game": spec.game,
@@ -120,7 +121,7 @@ def plot(result: dict[str, Any], path: str) -> None:
     fig = Figure(figsize=(7, 0.5 * len(rungs) + 1.5), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    names = [r["name"] for r in rungs] + [result["agent"]]
+    names = [r["name"] for r in rungs] + [f"{result['agent']} (rated)"]
     values = [r["rating"] for r in rungs] + [result["rating"]]
     cis = [r["ci"] for r in rungs] + [result["ci"]]
     y = np.arange(len(names))
