@@ -448,7 +448,7 @@ def _add_rate_parser(sub: Any) -> None:
                       help="hands of each match, two matches per rung: the agent in one seat, then in three "
                            "(default 2000: 500 deals × 4 rotations)")
     size.add_argument("--budget-s", type=_positive_float, metavar="S",
-                      help="instead of --hands: as many deals as fit about S seconds (timed on a short run)")
+                      help="instead of --hands: as many deals as fit about S seconds in all (timed on two short runs)")
     p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")
     p.add_argument("--workers", type=_positive_int, default=1, help="processes (results do not depend on it)")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the rating and every match as JSON")

@@ -194,6 +194,7 @@ def test_cli_rate_writes_json_and_prints_the_rating(tmp_path: Path, capsys) -> N
     (["rate", "heuristic", "--game", "joy_mahjong", "--preset", "qq"], "chosen by ['room'] only"),
     (["rate", "heuristic", "--mode", "classic"], "no reference ladder for blood_battle"),
     (["rate", "agents.no_such_module:Policy"], "cannot import module"),
+    (["rate", str(SHIPPED_CHECKPOINTS["joy_mahjong_popular"]), "--hands", "4"], "trained on observations"),
     (["ladder", "--all", "--room", "popular"], "--all prints every ladder"),
 ])
 def test_cli_bad_input_exits_2_and_writes_nothing(tmp_path: Path, capsys, argv: list, message: str) -> None:

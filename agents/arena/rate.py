@@ -48,12 +48,19 @@ def play_both_ways(agent: Any, spec: ladder.LadderSpec, rungs: list[str], deals:
 
 def deals_for_budget(agent: Any, spec: ladder.LadderSpec, data: dict[str, Any], budget_s: float, seed: int,
                      workers: int) -> int:
-    """The most deals per match that fit ``budget_s`` seconds, from a timed run of
-    :data:`PROBE_DEALS` deals of every match (small batches run slower, so it errs short)."""
+    """The most deals per match that fit what is left of ``budget_s`` seconds after two timed probes
+    (:data:`PROBE_DEALS` and four times as many deals of every match), which tell the fixed cost of
+    a run (loading, compiling, small batches) from the cost per deal."""
+    rungs = [r["name"] for r in data["rungs"]]
     start = time.perf_counter()
-    play_both_ways(agent, spec, [r["name"] for r in data["rungs"]], PROBE_DEALS, seed, workers)
-    probe = time.perf_counter() - start
-    return max(PROBE_DEALS, int(PROBE_DEALS * (budget_s - probe) / probe))
+    play_both_ways(agent, spec, rungs, PROBE_DEALS, seed, workers)
+    small = time.perf_counter() - start
+    play_both_ways(agent, spec, rungs, 4 * PROBE_DEALS, seed, workers)
+    large = time.perf_counter() - start - small
+    per_deal = max((large - small) / (3 * PROBE_DEALS), 1e-6)
+    fixed = max(small - PROBE_DEALS * per_deal, 0.0)
+    left = budget_s - (time.perf_counter() - start) - fixed
+    return max(PROBE_DEALS, int(left / per_deal))
 
 
 def rate(agent: Any, spec: ladder.LadderSpec, deals: int, seed: int = RATE_SEED, workers: int = 1,
