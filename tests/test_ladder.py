@@ -189,6 +189,14 @@ def test_cli_rate_writes_json_and_prints_the_rating(tmp_path: Path, capsys) -> N
     assert [r["name"] for r in result["rungs"]] == list(ladder.LADDERS["joy_mahjong-no_fan"].rungs)
 
 
+def test_cli_rate_budget_plays_at_least_the_probe_length(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(rate, "PROBE_DEALS", 2)
+    out = tmp_path / "r.json"
+    assert main(["rate", "heuristic-greedy", "--game", "joy_mahjong", "--room", "no_fan", "--budget-s", "0.001",
+                 "--quiet", "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["deals"] == 2  # no time left after the probes
+
+
 @pytest.mark.parametrize("argv, message", [
     (["rate", "no_such_policy"], "unknown policy 'no_such_policy'"),
     (["rate", "heuristic", "--game", "joy_mahjong", "--preset", "qq"], "chosen by ['room'] only"),
