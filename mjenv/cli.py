@@ -438,7 +438,7 @@ def _add_rate_parser(sub: Any) -> None:
                        description="Play AGENT against every rung of the ladder both ways (in one seat against "
                                    "three copies of the rung, then in three seats against one; duplicate deals, 4 "
                                    "rotations each), fit its rating with the rungs' stored "
-                                   "ratings fixed, and print it with its 95%% interval, the nearest rungs and "
+                                   "ratings fixed, and print it with its 95% interval, the nearest rungs and "
                                    "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
                                    "status 2 on bad arguments.")
     p.add_argument("agent", metavar="AGENT", help="a policy name (mjenv eval's), a checkpoint .pt or module:Class")
@@ -483,7 +483,7 @@ def _add_ladder_parser(sub: Any) -> None:
     """``mjenv ladder``: the stored reference ladder of a configuration."""
     p = sub.add_parser("ladder", help="print the reference ladder of a game configuration",
                        description="The stored reference ladder: every rung's rating (heuristic = 1000) with "
-                                   "its 95%% interval, its beans per hand against three random and three "
+                                   "its 95% interval, its beans per hand against three random and three "
                                    "heuristic agents, and its win, deal-in and mean fan over its matches. "
                                    "Exit status 2 on bad arguments.")
     _add_ladder_options(p)

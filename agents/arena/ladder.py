@@ -185,14 +185,14 @@ def _versus(matches: Sequence[dict[str, Any]], candidate: str, field: str) -> di
     return None
 
 
-def summarize(spec: LadderSpec, matches: Sequence[dict[str, Any]], deals: int,
-              rungs: Sequence[str] | None = None) -> dict[str, Any]:
-    """The ladder file: rung specs, every match among ``rungs`` (default the spec's), the fitted
-    ratings with bootstrap intervals, and each adjacent pair's gap with its interval."""
+def summarize(spec: LadderSpec, matches: Sequence[dict[str, Any]], deals: int) -> dict[str, Any]:
+    """The ladder file: rung specs, every match among the spec's rungs (others are left out, so a
+    dropped rung needs no replay), the fitted ratings with bootstrap intervals, and each adjacent
+    pair's gap with its interval."""
     from mjenv import __version__, games
     from mjenv.config import as_dict
 
-    rungs = list(rungs or spec.rungs)
+    rungs = list(spec.rungs)
     kept = [m for m in matches if m["candidate"] in rungs and m["field"] in rungs]
     scored = score_matches(rungs, kept)
     anchor = rungs.index(ANCHOR)
