@@ -16,6 +16,14 @@ It decides only from the seat's observation tensor and action mask (decoded by
   <= before); an equal-shanten 碰 only when heading for 对对胡; before the hand is ready, no
   call outside a near 清一色 suit. 暗杠 / 面下杠 when shanten does not rise.
 
+**Variants** (``flags``, :data:`agents.compiled.heuristic.ALL` by default): each of EFFICIENCY
+(the useful-draw count within a shanten level), PATTERNS (清一色 steering, 对对胡 碰, wait values),
+DEFENCE (danger) and VOID (the 定缺 choice; without it, the first suit offered) can be left out;
+what remains decides by shanten, then the lowest tile kind. Named variants (:data:`VARIANTS`):
+``heuristic-greedy`` (shanten and the 定缺 choice only) and ``heuristic-novoid`` (shanten only) are
+rungs of the reference ladders (:mod:`agents.arena.ladder`); ``heuristic-nodefence`` and
+``heuristic-plain`` play level with or above the heuristic (docs/baselines.md), so they are not.
+
 Blood battle only; ``load_policy("heuristic", game="joy_mahjong")`` gives Joy Mahjong's baseline,
 :class:`agents.heuristic_joy.JoyHeuristicPolicy`.
 """
@@ -37,11 +45,15 @@ from mjenv.tiles import N_SUIT_KINDS
 from .base import batch_arrays
 from .compiled import features as compiled_features
 from .compiled import heuristic as compiled
-from .compiled.heuristic import SEVEN_PAIRS_WEIGHT
+from .compiled.heuristic import ALL, DEFENCE, EFFICIENCY, PATTERNS, SEVEN_PAIRS_WEIGHT, VOID
 from .features import BloodBattleView, HandEval, bits, decode
 
 SUPPORTED_GAMES = ("blood_battle",)
 _PLAIN = WinContext()
+
+VARIANTS = {"heuristic": ALL, "heuristic-nodefence": ALL & ~DEFENCE, "heuristic-plain": EFFICIENCY | VOID,
+            "heuristic-greedy": VOID, "heuristic-novoid": 0}
+"""Name -> flags of the heuristic and its weaker variants (``load_policy(name)``)."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -59,12 +71,17 @@ class HeuristicPolicy:
     """
 
     name = "heuristic"
+    flags = ALL  # class defaults: a subclass that skips __init__ is the full heuristic
 
-    def __init__(self, game: str = "blood_battle", rules: BloodBattleRules | None = None) -> None:
+    def __init__(self, game: str = "blood_battle", rules: BloodBattleRules | None = None,
+                 flags: int = ALL) -> None:
         if game not in SUPPORTED_GAMES:
             raise ValueError(f"HeuristicPolicy plays {SUPPORTED_GAMES}, not {game!r}; "
                              f"load_policy('heuristic', game) picks the heuristic of each game")
-        self.game = game
+        if flags & ~ALL:
+            raise ValueError(f"unknown heuristic flags {flags & ~ALL:#x}; combine EFFICIENCY, PATTERNS, DEFENCE, VOID")
+        self.game, self.flags = game, flags
+        self.name = next((n for n, f in VARIANTS.items() if f == flags), f"heuristic-flags{flags}")
         # Only ranks waits by value; the observation does not carry the table's rules.
         self.rules = rules or BloodBattleRules()
 
@@ -93,16 +110,20 @@ class HeuristicPolicy:
         """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
         obs, masks = batch_arrays(observations, action_masks, (BloodBattleObserver.planes, N_SUIT_KINDS),
                                   L.n, self.game)
-        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled.scoring(self.rules))
+        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled.scoring(self.rules),
+                                  self.flags)
 
     # ------------------------------------------------------------------ 定缺
 
     def _choose_void(self, view: BloodBattleView, mask: np.ndarray) -> int:
-        """The suit whose loss costs least: strongest rest, then fewest tiles."""
+        """The suit whose loss costs least: strongest rest, then fewest tiles; without VOID the first
+        suit offered."""
         best, best_key = -1, None
         for s in range(3):
             if not mask[L.VOID + s]:
                 continue
+            if not self.flags & VOID:
+                return L.VOID + s
             ev = HandEval(view.hand, s, 0)
             n = sum(view.hand[9 * s:9 * s + 9])
             key = (ev.shanten, n, -_count(ev.useful(), view.visible))
@@ -129,7 +150,7 @@ class HeuristicPolicy:
                     s = HandEval(after, void, n).shanten
                 if s <= now:
                     return L.KONG + k
-        threat = threats(view)
+        threat = threats(view) if self.flags & DEFENCE else [Threat(0.0, -1)] * 4
         if void >= 0 and any(k // 9 == void for k in discards):
             # Forced void dump: all of them must go, so shed the most dangerous first.
             return L.DISCARD + max(discards, key=lambda k: (danger(view, threat, k), -k))
@@ -138,7 +159,7 @@ class HeuristicPolicy:
     def _best_discard(self, view: BloodBattleView, discards: list[int], threat: list[Threat]) -> int:
         """Lowest shanten, then most useful tiles (value-weighted when ready), then safety."""
         hand, void, n = view.hand, view.void[0], view.n_melds
-        flush = flush_suit(view)
+        flush = flush_suit(view) if self.flags & PATTERNS else -1
         unseen = [max(0, 4 - v) for v in view.visible]
         melds = tuple(view.own_melds())
         raw = []
@@ -158,7 +179,11 @@ class HeuristicPolicy:
         for adj, off, k, after, ev in evals:
             if adj > reach:
                 continue
-            if ev.shanten == 0:
+            if not self.flags & EFFICIENCY:
+                weight = 0.0
+            elif ev.shanten == 0 and not self.flags & PATTERNS:
+                weight = float(_count(ev.useful(), view.visible))
+            elif ev.shanten == 0:
                 weight = 0.0
                 for t in ev.useful():
                     if unseen[t]:
@@ -197,7 +222,8 @@ class HeuristicPolicy:
         if k < 0:
             return L.PASS
         before = HandEval(hand, void, n)
-        if before.shanten >= 1 and flush_suit(view) not in (-1, k // 9):
+        patterns = bool(self.flags & PATTERNS)
+        if before.shanten >= 1 and patterns and flush_suit(view) not in (-1, k // 9):
             return L.PASS  # an off-suit meld would end the 清一色 chance
         if mask[L.DIRECT_KONG]:
             after = list(hand)
@@ -209,7 +235,7 @@ class HeuristicPolicy:
             after[k] -= 2
             # Contains-shanten of the 3n+2 hand = shanten after its best discard.
             s = HandEval(after, void, n + 1).shanten
-            if s < before.shanten or (s == before.shanten and toitoi_leaning(view)):
+            if s < before.shanten or (s == before.shanten and patterns and toitoi_leaning(view)):
                 return L.PONG
         return L.PASS
 

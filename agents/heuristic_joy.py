@@ -10,6 +10,11 @@ It decides only from the seat's observation tensor and action mask (encoder v0 o
 - 碰 / 吃 only when the call brings the hand closer to a win (after its best discard);
   直杠 / 暗杠 / 加杠 when the hand is no further from a win after the kong.
 
+**Variants** (``flags``, :data:`agents.compiled.heuristic_joy.ALL` by default): EFFICIENCY (the
+受入 tie-break; without it, tile order decides) and CALLS (碰 / 吃; without them, only kongs) can
+be left out: ``heuristic-nocalls`` and ``heuristic-greedy`` (neither), rungs of the reference
+ladders (:data:`VARIANTS`).
+
 Distance to a win is over all 34 kinds, in *contains* semantics: the fewest tiles to add so
 that the real tiles contain four melds (the declared ones included) and a pair, or seven pairs
 without declared melds, less one per wildcard held (a wildcard fills any gap). It is built from
@@ -33,11 +38,15 @@ from mjenv.rules.shapes import regular_gap
 from .base import batch_arrays
 from .compiled import features as compiled_features
 from .compiled import heuristic_joy as compiled
+from .compiled.heuristic_joy import ALL, CALLS, EFFICIENCY
 
 N_KINDS = 34
 if JoyMahjongObserver.version != 0:  # the planes read below are those of encoder v0
     raise ImportError(f"agents.heuristic_joy decodes encoder v0, not v{JoyMahjongObserver.version}")
 _V = {name: sl.start for name, sl in JoyMahjongObserver.views.items()}
+
+VARIANTS = {"heuristic": ALL, "heuristic-nocalls": EFFICIENCY, "heuristic-greedy": 0}
+"""Name -> flags of the Joy heuristic and its weaker variants (``load_policy(name, "joy_mahjong")``)."""
 
 
 def distance(counts: bytes | bytearray, n_melds: int, wilds: int) -> int:
@@ -106,6 +115,13 @@ class JoyHeuristicPolicy:
     """
 
     name = "heuristic"
+    flags = ALL  # class defaults: a subclass that skips __init__ is the full heuristic
+
+    def __init__(self, flags: int = ALL) -> None:
+        if flags & ~ALL:
+            raise ValueError(f"unknown Joy heuristic flags {flags & ~ALL:#x}; combine EFFICIENCY, CALLS")
+        self.flags = flags
+        self.name = next((n for n, f in VARIANTS.items() if f == flags), f"heuristic-flags{flags}")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         mask = action_mask[:L.n]  # the default actions: ESCAPE (rule option) comes after them
@@ -127,7 +143,8 @@ class JoyHeuristicPolicy:
         """``act`` for every row at once, compiled (deterministic: ``rng`` is not used)."""
         obs, masks = batch_arrays(observations, action_masks, (JoyMahjongObserver.planes, N_KINDS),
                                   L.n, "joy_mahjong")
-        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled_features.honour_table())
+        return compiled.act_batch(obs, masks, compiled_features.suit_table(), compiled_features.honour_table(),
+                                  self.flags)
 
     # ------------------------------------------------------------------ own turn
 
@@ -158,9 +175,11 @@ class JoyHeuristicPolicy:
             real[k] += 1
         best = min(d for d, _ in scored)
         tied = [k for d, k in scored if d == best]
-        if len(tied) > 1:
+        if len(tied) > 1 and self.flags & EFFICIENCY:
             tied.sort(key=lambda k: (-self._acceptance(real, k, n_melds, wilds, best, unseen, wild),
                                      _tile_order(k), -k))
+        elif len(tied) > 1:
+            tied.sort(key=lambda k: (_tile_order(k), -k))
         return best, tied[0]
 
     def _acceptance(self, real: bytearray, k: int, n_melds: int, wilds: int, dist: int,
@@ -200,6 +219,8 @@ class JoyHeuristicPolicy:
                 low = k - shape
                 options.append((L.CHOW + shape, tuple(t for t in (low, low + 1, low + 2) if t != k)))
         best_action, best = L.PASS, now
+        if not self.flags & CALLS:
+            return best_action
         for action, used in options:
             after = bytearray(real)
             for t in used:

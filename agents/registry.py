@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 from typing import Any, Callable
@@ -42,20 +43,32 @@ def _shipped_policy(game: str, name: str = "ppo") -> Policy:
     return NeuralPolicy.load(SHIPPED_CHECKPOINTS[key], name=name)
 
 
-def _heuristic(game: str) -> Policy:
-    """The heuristic baseline of ``game``: :class:`agents.heuristic_joy.JoyHeuristicPolicy` for Joy
-    Mahjong, else :class:`agents.heuristic.HeuristicPolicy` (which refuses a game it does not play)."""
-    # Imported on first use: the heuristics load numba and their compiled kernels.
-    from .heuristic import HeuristicPolicy
-    from .heuristic_joy import JoyHeuristicPolicy
+HEURISTIC_VARIANTS = {"blood_battle": ("heuristic", "heuristic-nodefence", "heuristic-plain", "heuristic-greedy",
+                                      "heuristic-novoid"),
+                      "joy_mahjong": ("heuristic", "heuristic-nocalls", "heuristic-greedy")}
+"""The heuristic of each game and its weaker variants, strongest first (``agents.heuristic.VARIANTS``,
+``agents.heuristic_joy.VARIANTS``): rungs of the reference ladders."""
 
-    return JoyHeuristicPolicy() if game == "joy_mahjong" else HeuristicPolicy(game)
+
+def _heuristic(game: str, name: str = "heuristic") -> Policy:
+    """The heuristic baseline of ``game`` or its variant ``name``: :class:`agents.heuristic_joy.JoyHeuristicPolicy`
+    for Joy Mahjong, else :class:`agents.heuristic.HeuristicPolicy` (which refuses a game it does not play)."""
+    # Imported on first use: the heuristics load numba and their compiled kernels.
+    from . import heuristic, heuristic_joy
+
+    if name not in HEURISTIC_VARIANTS.get(game, ("heuristic",)):
+        games = [g for g, names in HEURISTIC_VARIANTS.items() if name in names]
+        raise ValueError(f"the policy {name!r} plays {' and '.join(games)}, not {game!r}")
+    if game == "joy_mahjong":
+        return heuristic_joy.JoyHeuristicPolicy(heuristic_joy.VARIANTS[name])
+    return heuristic.HeuristicPolicy(game, flags=heuristic.VARIANTS[name])
 
 
 # name -> factory(game): the built-in policies, and those added with register_policy.
 _FACTORIES: dict[str, Callable[[str], Policy]] = {
     "random": lambda game: RandomPolicy(),
-    "heuristic": _heuristic,
+    **{name: (lambda game, name=name: _heuristic(game, name))
+       for name in dict.fromkeys(n for names in HEURISTIC_VARIANTS.values() for n in names)},
     "ppo": _shipped_policy,
     **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},
 }
@@ -85,10 +98,27 @@ class _CallablePolicy:
         return np.array([self.act(o, m, rng) for o, m in zip(observations, action_masks)], dtype=np.int64)
 
 
+def _import_policy(spec: str) -> Policy:
+    """``module:Class``: an instance of a Policy class (made with no arguments) imported from a module."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import module {module_name!r} of policy {spec!r}: {exc}") from None
+    if not hasattr(module, attr):
+        raise ValueError(f"module {module_name!r} has no {attr!r} (policy {spec!r})")
+    policy = getattr(module, attr)
+    policy = policy() if isinstance(policy, type) else policy
+    if not isinstance(policy, Policy):
+        raise ValueError(f"{spec!r} is not a policy: it needs a name, act and act_batch (agents.base.Policy)")
+    return policy
+
+
 def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     """A policy from a name (``random``, ``heuristic``, ``ppo`` = the game's shipped trained policy, or a
     shipped checkpoint's name such as ``blood_battle_qq``: SHIPPED_CHECKPOINTS), a trainer
-    checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), a Policy object, or a callable."""
+    checkpoint path ending ``.pt`` (a ``str`` or ``os.PathLike``), ``module:Class`` (a Policy class,
+    made with no arguments), a Policy object, or a callable."""
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
     if isinstance(spec, str) and spec.endswith(".pt"):
@@ -98,6 +128,8 @@ def load_policy(spec: Any, game: str = "blood_battle") -> Policy:
     if isinstance(spec, str):
         if spec in _FACTORIES:
             return _FACTORIES[spec](game)
+        if ":" in spec:
+            return _import_policy(spec)
         raise ValueError(f"unknown policy {spec!r}; use one of {policy_names()}")
     if isinstance(spec, Policy):
         return spec

@@ -257,6 +257,19 @@ def _write_json(command: str, path: str, data: dict[str, Any]) -> int:
     return 0
 
 
+def _write_outputs(command: str, args: argparse.Namespace, data: dict[str, Any], plot: Callable[[str], None]) -> int:
+    """Write ``--out`` (``data`` as JSON) and ``--plot`` (with ``plot(path)``) where given; the exit status."""
+    status = _write_json(command, args.out, data) if args.out else 0
+    if args.plot:
+        try:
+            plot(args.plot)
+        except OSError as exc:
+            print(f"mjenv {command}: error: cannot write {args.plot}: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {args.plot}")
+    return status
+
+
 def _run_eval(args: argparse.Namespace) -> int:
     """Handler of ``mjenv eval``."""
     import importlib.util
@@ -286,15 +299,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     print(result.format_table())
     if args.log:
         print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
-    status = _write_json("eval", args.out, result.to_dict()) if args.out else 0
-    if args.plot:
-        try:
-            result.plot(args.plot)
-        except OSError as exc:
-            print(f"mjenv eval: error: cannot write {args.plot}: {exc}", file=sys.stderr)
-            return 1
-        print(f"wrote {args.plot}")
-    return status
+    return _write_outputs("eval", args, result.to_dict(), result.plot)
 
 
 def _add_eval_parser(sub: Any) -> None:
@@ -357,6 +362,134 @@ def _add_compare_parser(sub: Any) -> None:
     p.add_argument("--new", nargs="+", required=True, metavar="JSON", help="the runs of the challenger")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the comparison as JSON")
     p.set_defaults(func=_run_compare)
+
+
+# ---------------------------------------------------------------- rate and ladder
+
+
+def _ladder_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The configuration options given to ``mjenv rate`` / ``mjenv ladder`` (preset, mode, room)."""
+    return {key: getattr(args, key) for key in ("preset", "mode", "room") if getattr(args, key) is not None}
+
+
+def _add_ladder_options(p: argparse.ArgumentParser) -> None:
+    """The options that choose a reference ladder: the game and its configuration."""
+    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
+    p.add_argument("--preset", choices=games.GAMES["blood_battle"].variants,
+                   help="blood_battle: happy (default) or qq")
+    p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic (qq only)")
+    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
+                   help="joy_mahjong: popular (default), eight_fan or no_fan")
+
+
+def _positive_int(text: str) -> int:
+    """An argparse ``type=``: an int >= 1."""
+    value = _non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """An argparse ``type=``: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def _run_rate(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv rate``."""
+    import importlib.util
+
+    from agents.arena import ladder, rate  # lazily: mjenv never imports agents at module level
+    from agents.registry import load_policy
+
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after
+        print("mjenv rate: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
+        return 2
+    try:
+        spec = ladder.ladder_for(args.game, _ladder_options(args))
+        ladder.load(spec)
+        inputs = [*_policy_files([args.agent]), str(ladder.data_path(spec.key))]
+        for out in (args.out, args.plot):
+            if out:
+                check_not_input(out, inputs, "input")
+        if args.out and args.plot and same_file(args.out, args.plot):
+            raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
+        load_policy(args.agent, args.game)
+        seed = rate.RATE_SEED if args.seed is None else args.seed
+        deals = (rate.deals_for_budget(args.agent, spec, ladder.load(spec), args.budget_s, seed, args.workers)
+                 if args.budget_s else rate.hands_to_deals(args.hands or rate.DEFAULT_HANDS))
+        result = rate.rate(args.agent, spec, deals, seed, args.workers, log=None if args.quiet else sys.stderr)
+    except (ValueError, TypeError) as exc:  # unknown agent or configuration, stale ladder, bad output
+        print(f"mjenv rate: error: {exc}", file=sys.stderr)
+        return 2
+    print(rate.format_rating(result))
+    return _write_outputs("rate", args, result, lambda path: rate.plot(result, path))
+
+
+def _add_rate_parser(sub: Any) -> None:
+    """``mjenv rate``: place a policy on its configuration's reference ladder."""
+    p = sub.add_parser("rate", help="rate a policy on the reference ladder of its game configuration",
+                       description="Play AGENT against every rung of the ladder both ways (in one seat against "
+                                   "three copies of the rung, then in three seats against one; duplicate deals, 4 "
+                                   "rotations each), fit its rating with the rungs' stored "
+                                   "ratings fixed, and print it with its 95% interval, the nearest rungs and "
+                                   "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
+                                   "status 2 on bad arguments.")
+    p.add_argument("agent", metavar="AGENT", help="a policy name (mjenv eval's), a checkpoint .pt or module:Class")
+    _add_ladder_options(p)
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--hands", type=_positive_int,
+                      help="hands of each match, two matches per rung: the agent in one seat, then in three "
+                           "(default 2000: 500 deals × 4 rotations)")
+    size.add_argument("--budget-s", type=_positive_float, metavar="S",
+                      help="instead of --hands: as many deals as fit about S seconds in all (timed on two short runs)")
+    p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")
+    p.add_argument("--workers", type=_positive_int, default=1, help="processes (results do not depend on it)")
+    p.add_argument("--out", metavar="JSON", type=_output_file, help="write the rating and every match as JSON")
+    p.add_argument("--plot", metavar="PNG", type=_output_file, help="plot the rating among the rungs (matplotlib)")
+    p.add_argument("--quiet", action="store_true", help="no line per match on stderr")
+    p.set_defaults(func=_run_rate)
+
+
+def _run_ladder(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv ladder``."""
+    from agents.arena import ladder  # lazily: mjenv never imports agents at module level
+
+    if args.all and _ladder_options(args):
+        print("mjenv ladder: error: --all prints every ladder: give it no --preset, --mode or --room", file=sys.stderr)
+        return 2
+    try:
+        specs = list(ladder.LADDERS.values()) if args.all else [ladder.ladder_for(args.game, _ladder_options(args))]
+        if args.json:
+            check_not_input(args.json, [ladder.data_path(s.key) for s in specs], "stored ladder")
+        tables = [ladder.load(s) for s in specs]
+    except (OSError, ValueError) as exc:
+        print(f"mjenv ladder: error: {exc}", file=sys.stderr)
+        return 2
+    print("\n\n".join(ladder.format_table(t) for t in tables))
+    if not args.json:
+        return 0
+    data = ladder.table_json(tables[0]) if len(tables) == 1 else {"ladders": [ladder.table_json(t) for t in tables]}
+    return _write_json("ladder", args.json, data)
+
+
+def _add_ladder_parser(sub: Any) -> None:
+    """``mjenv ladder``: the stored reference ladder of a configuration."""
+    p = sub.add_parser("ladder", help="print the reference ladder of a game configuration",
+                       description="The stored reference ladder: every rung's rating (heuristic = 1000) with "
+                                   "its 95% interval, its beans per hand against three random and three "
+                                   "heuristic agents, and its win, deal-in and mean fan over its matches. "
+                                   "Exit status 2 on bad arguments.")
+    _add_ladder_options(p)
+    p.add_argument("--all", action="store_true", help="every ladder")
+    p.add_argument("--json", metavar="FILE", type=_output_file, help="also write the table as JSON")
+    p.set_defaults(func=_run_ladder)
 
 
 # ---------------------------------------------------------------- replay
@@ -529,7 +662,8 @@ def _add_play_parser(sub: Any) -> None:
 
 
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
-                                                     _add_eval_parser, _add_compare_parser,
+                                                     _add_eval_parser, _add_compare_parser, _add_rate_parser,
+                                                     _add_ladder_parser,
                                                      _add_replay_parser, _add_view_parser, _add_play_parser)
 
 

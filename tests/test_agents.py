@@ -202,6 +202,17 @@ def test_load_policy_by_object_and_callable():
     assert wrapped.act_batch(np.zeros((3, 68, 27)), mask, rng).tolist() == [L.PASS] * 3
 
 
+def test_load_policy_imports_module_colon_class():
+    policy = load_policy("agents.base:RandomPolicy")
+    assert isinstance(policy, RandomPolicy)
+    with pytest.raises(ValueError, match="cannot import module 'agents.no_such_module'"):
+        load_policy("agents.no_such_module:Policy")
+    with pytest.raises(ValueError, match="has no 'NoSuchPolicy'"):
+        load_policy("agents.base:NoSuchPolicy")
+    with pytest.raises(ValueError, match="is not a policy"):
+        load_policy("json:JSONDecoder")
+
+
 def test_load_policy_rejects_unknown_names_and_types():
     with pytest.raises(ValueError, match="unknown policy 'nope'.*heuristic"):
         load_policy("nope")

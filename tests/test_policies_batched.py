@@ -14,7 +14,9 @@ from agents.compiled import features as compiled_features
 from agents.compiled import heuristic as compiled_heuristic
 from agents.compiled import heuristic_joy as compiled_heuristic_joy
 from agents.features import HandEval, improve_masks, suit_costs
+from agents.heuristic import VARIANTS as heuristic_variants
 from agents.heuristic import HeuristicPolicy, win_points
+from agents.heuristic_joy import VARIANTS as joy_variants
 from agents.heuristic_joy import JoyHeuristicPolicy
 from agents.heuristic_joy import distance as joy_distance
 from agents.lookahead import LOOKAHEAD_PLANES, lookahead, with_lookahead
@@ -234,6 +236,22 @@ def test_blood_battle_batch_chooses_what_act_chooses(blood, preset: str) -> None
     assert decision_kinds(chosen, B) >= {"void", "discard", "kong", "pong", "pass", "hu"}
 
 
+@pytest.mark.parametrize("name", ["heuristic-nodefence", "heuristic-plain", "heuristic-greedy", "heuristic-novoid"])
+def test_blood_battle_variants_batch_chooses_what_act_chooses(blood, name: str) -> None:
+    """Each weaker variant (a ladder rung): compiled and readable agree, and it plays otherwise than
+    the full heuristic somewhere in the sample."""
+    obs, masks = blood["happy"]
+    variant = HeuristicPolicy(flags=heuristic_variants[name])
+    chosen = assert_same_choices(variant, obs, masks)
+    assert (chosen != HeuristicPolicy().act_batch(obs, masks, np.random.default_rng(0))).any()
+    voids = masks[:, B.VOID:B.VOID + 3].any(axis=1)
+    first_offered = B.VOID + masks[voids, B.VOID:B.VOID + 3].argmax(axis=1)
+    if name == "heuristic-novoid":  # 定缺 the first suit offered, whatever the hand
+        assert voids.any() and (chosen[voids] == first_offered).all()
+    else:
+        assert (chosen[voids] != first_offered).any()
+
+
 def test_blood_battle_batch_uses_its_rules(blood) -> None:
     obs, masks = blood["happy"]
     odd = assert_same_choices(HeuristicPolicy(rules=ODD_RULES), obs, masks)
@@ -245,6 +263,21 @@ def test_blood_battle_batch_uses_its_rules(blood) -> None:
 def test_joy_batch_chooses_what_act_chooses(joy) -> None:
     chosen = assert_same_choices(JoyHeuristicPolicy(), *joy)
     assert decision_kinds(chosen, J) >= {"discard", "kong", "chow", "pong", "pass", "hu"}
+
+
+@pytest.mark.parametrize("name", ["heuristic-nocalls", "heuristic-greedy"])
+def test_joy_variants_batch_chooses_what_act_chooses(joy, name: str) -> None:
+    obs, masks = joy
+    chosen = assert_same_choices(JoyHeuristicPolicy(joy_variants[name]), obs, masks)
+    assert (chosen != JoyHeuristicPolicy().act_batch(obs, masks, np.random.default_rng(0))).any()
+    assert not decision_kinds(chosen, J) & {"chow", "pong"}  # neither variant calls 碰 or 吃
+
+
+def test_variant_flags_out_of_range_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown heuristic flags 0x10"):
+        HeuristicPolicy(flags=16)
+    with pytest.raises(ValueError, match="unknown Joy heuristic flags 0x4"):
+        JoyHeuristicPolicy(4)
 
 
 @pytest.mark.parametrize("preset", ["happy", "qq"])

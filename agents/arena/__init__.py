@@ -11,7 +11,10 @@ cancels (``mjenv eval``). Policies never import this package; it loads them by n
 - :mod:`~agents.arena.run`: :func:`run_arena`, either arena in one process or several;
 - :mod:`~agents.arena.results`: :class:`ArenaResult`, the statistics per agent and the results file;
 - :mod:`~agents.arena.compare`: the paired comparison of two agents' results (``mjenv compare``);
-- :mod:`~agents.arena.levels`: the level titles (等级) of cumulative scores.
+- :mod:`~agents.arena.levels`: the level titles (等级) of cumulative scores;
+- :mod:`~agents.arena.ladder`: the reference ladders, their stored ratings (``mjenv ladder``);
+- :mod:`~agents.arena.rating`: ratings from duplicate matches (choix's Bradley–Terry fit);
+- :mod:`~agents.arena.rate`: any agent placed on a ladder (``mjenv rate``).
 """
 
 from .aec import deal_log_path, play_hand

@@ -21,6 +21,17 @@ from .features import (HAND, KONG, OWN_ANKAN, PONG, RIVER, S_CLAIM, S_N_ANKAN, S
                        shanten_parts, useful_masks)
 
 SEVEN_PAIRS_WEIGHT = 2.0  # a 七对 path draw counts this many plain draws (3 fan vs 1, but slower)
+# What the heuristic weighs beyond shanten (``flags``; the full heuristic has them all). Weaker
+# variants leave some out: they are the rungs of the reference ladders (agents.arena.ladder).
+EFFICIENCY = 1
+"""Within a shanten level, prefer the discard that leaves the most useful unseen draws."""
+PATTERNS = 2
+"""Aim for value: steer to a near 清一色, 碰 toward 对对胡, weight a ready hand's waits by their points."""
+DEFENCE = 4
+"""Avoid tiles a threatening seat may win on; dump the most dangerous void tile first."""
+VOID = 8
+"""定缺 the suit whose loss costs least (without: the first suit offered, 万)."""
+ALL = EFFICIENCY | PATTERNS | DEFENCE | VOID
 A_DISCARD, A_KONG, A_PONG, A_DIRECT_KONG = L.DISCARD, L.KONG, L.PONG, L.DIRECT_KONG
 A_HU, A_ROB_KONG, A_PASS, A_VOID = L.HU, L.ROB_KONG, L.PASS, L.VOID
 
@@ -142,14 +153,17 @@ def danger(v: np.ndarray, level: np.ndarray, collects: np.ndarray, k: int) -> fl
 
 @njit(cache=True, nogil=True)
 def discard_weight(after: np.ndarray, sh: int, v: np.ndarray, void: int, unseen: np.ndarray,
-                   table: np.ndarray, scoring: tuple) -> float:
-    """Useful unseen draws after a discard; a ready hand weights each wait by its points / 6."""
+                   table: np.ndarray, scoring: tuple, values: bool) -> float:
+    """Useful unseen draws after a discard; with ``values`` a ready hand weights each wait by its
+    points / 6 (else it counts them)."""
     reg, sp = useful_masks(after, void, v[SCALARS, S_N_MELDS], table)
     weight = 0.0
     for t in range(27):
         if not (reg | sp) >> t & 1:
             continue
-        if sh == 0:
+        if sh == 0 and not values:
+            weight += unseen[t]
+        elif sh == 0:
             if unseen[t]:
                 after[t] += 1
                 weight += unseen[t] * win_points(after, v, void, scoring) / 6
@@ -163,14 +177,17 @@ def discard_weight(after: np.ndarray, sh: int, v: np.ndarray, void: int, unseen:
 
 
 @njit(cache=True, nogil=True)
-def _choose_void(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
-    """The suit whose loss costs least: strongest rest, then fewest tiles, then most useful draws."""
+def _choose_void(v: np.ndarray, mask: np.ndarray, table: np.ndarray, flags: int) -> int:
+    """The suit whose loss costs least: strongest rest, then fewest tiles, then most useful draws;
+    without VOID the first suit offered."""
     hand = v[HAND]
     best = -1
     bk0 = bk1 = bk2 = 0
     for s in range(3):
         if not mask[A_VOID + s]:
             continue
+        if not flags & VOID:
+            return A_VOID + s
         sh = shanten(hand, s, 0, table)
         n = hand[9 * s:9 * s + 9].sum()
         reg, sp = useful_masks(hand, s, 0, table)
@@ -185,10 +202,11 @@ def _choose_void(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
 
 @njit(cache=True, nogil=True)
 def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: np.ndarray,
-                  any_threat: bool, table: np.ndarray, scoring: tuple) -> int:
-    """Lowest shanten, then most useful tiles (value-weighted when ready), then safety."""
+                  any_threat: bool, table: np.ndarray, scoring: tuple, flags: int) -> int:
+    """Lowest shanten, then most useful tiles (value-weighted when ready), then safety; ``any_threat``
+    is False without DEFENCE."""
     hand, void, n = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS]
-    flush = flush_suit(v)
+    flush = flush_suit(v) if flags & PATTERNS else -1
     unseen = np.maximum(0, 4 - v[VISIBLE])
     sh = np.full(27, 99, dtype=np.int64)
     after = hand.copy()
@@ -214,9 +232,10 @@ def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: 
     for k in range(27):
         if adj[k] > reach:
             continue
-        after[k] -= 1
-        weight[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring)
-        after[k] += 1
+        if flags & EFFICIENCY:
+            after[k] -= 1
+            weight[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring, (flags & PATTERNS) != 0)
+            after[k] += 1
         top[adj[k] + 2] = max(top[adj[k] + 2], weight[k])
         best_level = min(best_level, adj[k])
     w_danger = 0.0
@@ -237,7 +256,7 @@ def _best_discard(v: np.ndarray, mask: np.ndarray, level: np.ndarray, collects: 
 
 
 @njit(cache=True, nogil=True)
-def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, scoring: tuple) -> int:
+def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, scoring: tuple, flags: int) -> int:
     """Kong if it does not hurt, else the best discard."""
     hand, void, n = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS]
     now = -2
@@ -258,7 +277,7 @@ def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, scoring: tuple) ->
             return A_KONG + k
     level = np.zeros(4)
     collects = np.zeros(4, dtype=np.int64)
-    any_threat = threats(v, level, collects)
+    any_threat = threats(v, level, collects) if flags & DEFENCE else False
     if void >= 0 and mask[A_DISCARD + 9 * void:A_DISCARD + 9 * void + 9].any():
         # Forced void dump: all of them must go, so shed the most dangerous first.
         best, best_d = -1, 0.0
@@ -268,17 +287,17 @@ def _turn(v: np.ndarray, mask: np.ndarray, table: np.ndarray, scoring: tuple) ->
                 if best < 0 or d > best_d:
                     best, best_d = k, d
         return A_DISCARD + best
-    return A_DISCARD + _best_discard(v, mask, level, collects, any_threat, table, scoring)
+    return A_DISCARD + _best_discard(v, mask, level, collects, any_threat, table, scoring, flags)
 
 
 @njit(cache=True, nogil=True)
-def _claim(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
+def _claim(v: np.ndarray, mask: np.ndarray, table: np.ndarray, flags: int) -> int:
     """直杠 / 碰 when the hand is not set back, else pass."""
     hand, void, n, k = v[HAND], v[SCALARS, S_VOID], v[SCALARS, S_N_MELDS], v[SCALARS, S_CLAIM]
     if k < 0:
         return A_PASS
     before = shanten(hand, void, n, table)
-    if before >= 1:
+    if before >= 1 and (flags & PATTERNS) != 0:
         flush = flush_suit(v)
         if flush != -1 and flush != k // 9:
             return A_PASS  # an off-suit meld would end the 清一色 chance
@@ -291,15 +310,16 @@ def _claim(v: np.ndarray, mask: np.ndarray, table: np.ndarray) -> int:
     if mask[A_PONG]:
         after[k] -= 2
         s = shanten(after, void, n + 1, table)
-        if s < before or (s == before and toitoi_leaning(v)):
+        if s < before or (s == before and (flags & PATTERNS) != 0 and toitoi_leaning(v)):
             return A_PONG
     return A_PASS
 
 
 @njit(cache=True, nogil=True)
 def act_batch(observations: np.ndarray, masks: np.ndarray, table: np.ndarray,
-              scoring: tuple) -> np.ndarray:
-    """One action per row, as ``HeuristicPolicy.act``; every mask must offer a legal action."""
+              scoring: tuple, flags: int = ALL) -> np.ndarray:
+    """One action per row, as ``HeuristicPolicy.act`` with these ``flags``; every mask must offer a
+    legal action."""
     out = np.empty(len(observations), dtype=np.int64)
     v = new_view()
     for i in range(len(observations)):
@@ -309,9 +329,9 @@ def act_batch(observations: np.ndarray, masks: np.ndarray, table: np.ndarray,
             continue
         decode(observations[i], v)
         if mask[A_VOID:A_VOID + 3].any():
-            out[i] = _choose_void(v, mask, table)
+            out[i] = _choose_void(v, mask, table, flags)
         elif mask[A_PASS]:
-            out[i] = _claim(v, mask, table)
+            out[i] = _claim(v, mask, table, flags)
         else:
-            out[i] = _turn(v, mask, table, scoring)
+            out[i] = _turn(v, mask, table, scoring, flags)
     return out

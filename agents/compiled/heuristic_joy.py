@@ -22,6 +22,13 @@ P_OWN_ANKAN, P_RIVER, P_WILD, P_INDICATOR = _V["own_ankan"], _V["river"], _V["wi
 A_DISCARD, A_KONG, A_CHOW, A_PONG = L.DISCARD, L.KONG, L.CHOW, L.PONG
 A_DIRECT_KONG, A_HU, A_ROB_KONG, A_PASS = L.DIRECT_KONG, L.HU, L.ROB_KONG, L.PASS
 N_KINDS = 34
+# What the heuristic weighs beyond the distance (``flags``; the full heuristic has both). Weaker
+# variants leave some out: they are the rungs of the reference ladders (agents.arena.ladder).
+EFFICIENCY = 1
+"""Among discards at the lowest distance, prefer the one with the most useful unseen draws (受入)."""
+CALLS = 2
+"""碰 / 吃 when the call brings the hand closer (without: never 碰 or 吃; kongs stay)."""
+ALL = EFFICIENCY | CALLS
 
 
 @njit(cache=True, nogil=True)
@@ -155,8 +162,10 @@ def _acceptance(real: np.ndarray, k: int, n_melds: int, wilds: int, dist: int, u
 
 @njit(cache=True, nogil=True)
 def _best_discard(real: np.ndarray, n_melds: int, wilds: int, discards: np.ndarray, wild: int,
-                  unseen: np.ndarray, suits: np.ndarray, honours: np.ndarray) -> tuple[int, int]:
-    """(distance after it, kind) of the best discard among the kinds flagged in ``discards``."""
+                  unseen: np.ndarray, suits: np.ndarray, honours: np.ndarray,
+                  efficiency: bool = True) -> tuple[int, int]:
+    """(distance after it, kind) of the best discard among the kinds flagged in ``discards``; ties by
+    受入 (with ``efficiency``), then tile order."""
     only_wild = True
     for k in range(N_KINDS):
         if discards[k] and k != wild:
@@ -183,7 +192,7 @@ def _best_discard(real: np.ndarray, n_melds: int, wilds: int, discards: np.ndarr
             continue
         if n_tied == 1:
             return best, k
-        accepted = _acceptance(real, k, n_melds, wilds, best, unseen, wild, suits, honours)
+        accepted = _acceptance(real, k, n_melds, wilds, best, unseen, wild, suits, honours) if efficiency else 0
         key = (-accepted, _tile_order(k), -k)
         if choice < 0 or key < (key0, key1, key2):
             choice, key0, key1, key2 = k, key[0], key[1], key[2]
@@ -192,10 +201,10 @@ def _best_discard(real: np.ndarray, n_melds: int, wilds: int, discards: np.ndarr
 
 @njit(cache=True, nogil=True)
 def _turn(real: np.ndarray, n_melds: int, wilds: int, wild: int, unseen: np.ndarray, mask: np.ndarray,
-          suits: np.ndarray, honours: np.ndarray) -> int:
+          suits: np.ndarray, honours: np.ndarray, flags: int) -> int:
     """Kong when it costs nothing, else the best discard."""
     dist, k = _best_discard(real, n_melds, wilds, mask[A_DISCARD:A_DISCARD + N_KINDS], wild, unseen,
-                            suits, honours)
+                            suits, honours, (flags & EFFICIENCY) != 0)
     after = real.copy()
     for kong in range(N_KINDS):
         if mask[A_KONG + kong] and kong != wild:
@@ -209,7 +218,7 @@ def _turn(real: np.ndarray, n_melds: int, wilds: int, wild: int, unseen: np.ndar
 
 @njit(cache=True, nogil=True)
 def _claim(real: np.ndarray, n_melds: int, wilds: int, wild: int, claim: int, unseen: np.ndarray,
-           mask: np.ndarray, suits: np.ndarray, honours: np.ndarray) -> int:
+           mask: np.ndarray, suits: np.ndarray, honours: np.ndarray, flags: int) -> int:
     """碰 / 吃 when the call (and its best discard) brings the hand closer; 直杠 when not further."""
     k = claim
     now = distance(real, n_melds, wilds, suits, honours)
@@ -219,6 +228,8 @@ def _claim(real: np.ndarray, n_melds: int, wilds: int, wild: int, claim: int, un
         if distance(after, n_melds + 1, wilds, suits, honours) <= now:
             return A_DIRECT_KONG
     best_action, best = A_PASS, now
+    if not flags & CALLS:
+        return best_action
     discards = np.zeros(N_KINDS, dtype=np.int64)
     for option in range(4):  # 碰, then 吃 with the claimed tile low / middle / high
         action = A_PONG if option == 0 else A_CHOW + option - 1
@@ -236,7 +247,8 @@ def _claim(real: np.ndarray, n_melds: int, wilds: int, wild: int, claim: int, un
             discards[t] = after[t] != 0 or (t == wild and wilds != 0)
         if not discards.any():
             continue
-        d, _ = _best_discard(after, n_melds + 1, wilds, discards, wild, unseen, suits, honours)
+        d, _ = _best_discard(after, n_melds + 1, wilds, discards, wild, unseen, suits, honours,
+                             (flags & EFFICIENCY) != 0)
         if d < best:
             best_action, best = action, d
     return best_action
@@ -244,8 +256,9 @@ def _claim(real: np.ndarray, n_melds: int, wilds: int, wild: int, claim: int, un
 
 @njit(cache=True, nogil=True)
 def act_batch(observations: np.ndarray, masks: np.ndarray, suits: np.ndarray,
-              honours: np.ndarray) -> np.ndarray:
-    """One action per row, as ``JoyHeuristicPolicy.act``; every mask must offer a legal action."""
+              honours: np.ndarray, flags: int = ALL) -> np.ndarray:
+    """One action per row, as ``JoyHeuristicPolicy.act`` with these ``flags``; every mask must offer a
+    legal action."""
     out = np.empty(len(observations), dtype=np.int64)
     real = np.zeros(N_KINDS, dtype=np.int64)
     unseen = np.zeros(N_KINDS, dtype=np.int64)
@@ -256,7 +269,7 @@ def act_batch(observations: np.ndarray, masks: np.ndarray, suits: np.ndarray,
             continue
         wild, wilds, claim, n_melds = _decode(observations[i], real, unseen)
         if mask[A_PASS]:
-            out[i] = _claim(real, n_melds, wilds, wild, claim, unseen, mask, suits, honours)
+            out[i] = _claim(real, n_melds, wilds, wild, claim, unseen, mask, suits, honours, flags)
         else:
-            out[i] = _turn(real, n_melds, wilds, wild, unseen, mask, suits, honours)
+            out[i] = _turn(real, n_melds, wilds, wild, unseen, mask, suits, honours, flags)
     return out

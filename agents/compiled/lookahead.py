@@ -70,7 +70,7 @@ def _planes(out: np.ndarray, v: np.ndarray, table: np.ndarray, scoring: tuple) -
             if hand[k]:
                 after[k] -= 1
                 sh[k] = shanten(after, void, n, table)
-                w[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring)
+                w[k] = discard_weight(after, sh[k], v, void, unseen, table, scoring, True)
                 after[k] += 1
         best = sh.min()
         top = _top_weight(sh, w, best)
