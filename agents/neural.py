@@ -439,6 +439,17 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     """A trainer checkpoint as a dict, read with ``weights_only=True`` and checked (see the module
     docstring); CheckpointError naming the file and the reason otherwise."""
     path = Path(path)
+    ckpt = read_verified(path, CHECKPOINT_FORMAT, "PPO")
+    check_fields(path, ckpt, FIELDS)
+    ckpt["arch"] = _check_arch(path, ckpt["arch"])
+    _check_model(path, ckpt["arch"], ckpt["model"])
+    return ckpt
+
+
+def read_verified(path: Path, fmt: str, kind: str) -> dict[str, Any]:
+    """A checkpoint dict of format ``fmt`` (an mjenv ``kind`` checkpoint: PPO, belief ...) with an
+    ``arch`` and a ``model``, read with ``weights_only=True`` and its checksums verified; the
+    caller checks its arch and weights. CheckpointError naming the file and the reason otherwise."""
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; text or a truncated file is not one
@@ -452,10 +463,9 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         raise CheckpointError(
             f"{path}: not a readable torch checkpoint ({type(exc).__name__}: {first_line})") from exc
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+    if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
         found = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
-        raise CheckpointError(
-            f"{path}: not an mjenv PPO checkpoint (format {found!r}, expected {CHECKPOINT_FORMAT!r})")
+        raise CheckpointError(f"{path}: not an mjenv {kind} checkpoint (format {found!r}, expected {fmt!r})")
     missing = [k for k in ("arch", "model") if k not in ckpt]
     if missing:
         raise CheckpointError(f"{path}: checkpoint lacks {missing}")
@@ -466,9 +476,6 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     if FULL_CHECKSUM_KEY in ckpt and ckpt[FULL_CHECKSUM_KEY] != checkpoint_checksum(ckpt, tensors):
         raise CheckpointError(f"{path}: the checkpoint's values do not match its sha256_all checksum: the file "
                               "is damaged or was edited; use another copy")
-    check_fields(path, ckpt, FIELDS)
-    ckpt["arch"] = _check_arch(path, ckpt["arch"])
-    _check_model(path, ckpt["arch"], ckpt["model"])
     return ckpt
 
 

@@ -64,12 +64,20 @@ def _heuristic(game: str, name: str = "heuristic") -> Policy:
     return heuristic.HeuristicPolicy(game, flags=heuristic.VARIANTS[name])
 
 
+def _search(game: str) -> Policy:
+    """The search agent (:mod:`agents.search`) with its defaults and the shipped belief."""
+    from .search import search_policy  # lazily: it loads torch and the compiled engine
+
+    return search_policy(game)
+
+
 # name -> factory(game): the built-in policies, and those added with register_policy.
 _FACTORIES: dict[str, Callable[[str], Policy]] = {
     "random": lambda game: RandomPolicy(),
     **{name: (lambda game, name=name: _heuristic(game, name))
        for name in dict.fromkeys(n for names in HEURISTIC_VARIANTS.values() for n in names)},
     "ppo": _shipped_policy,
+    "search": _search,
     **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},
 }
 

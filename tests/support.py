@@ -96,6 +96,28 @@ def finish_vector_table(venv: Any, obs: dict, policy: Any, t: int) -> np.ndarray
     return info["beans"][t]
 
 
+def blood_battle_turns(seed: int, tables: int, steps: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray, dict]]:
+    """(observation, mask, every state field of the table) at each own-turn decision of
+    ``tables`` happy-preset tables of four compiled heuristics, at the ``steps`` given."""
+    import mjenv.vector as mv
+    from agents.heuristic import HeuristicPolicy
+    from mjenv.vector.engine import blood_battle as eng
+
+    venv = mv.make("blood_battle", tables, copy=False, preset="happy")
+    heuristic = HeuristicPolicy(rules=venv.backend.rules)
+    obs, _ = venv.reset(seed=seed)
+    found = []
+    for step in range(max(steps) + 1):
+        a = venv.backend.arrays
+        if step in steps:
+            for t in np.flatnonzero(a.phase == eng.TURN):
+                found.append((obs["observation"][t].copy(), obs["action_mask"][t].copy(),
+                              {f: getattr(a, f)[t].copy() for f in eng.FIELDS}))
+        obs, _, _, _, _ = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None))
+    venv.close()
+    return found
+
+
 def read_records(path: Path) -> list[dict]:
     """The records of a log file, one per line."""
     return [json.loads(t) for t in path.read_text(encoding="utf-8").splitlines()]

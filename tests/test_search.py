@@ -18,7 +18,7 @@ from agents.registry import load_policy
 from agents.arena.vector import play_deals
 from mjenv.vector.encoding import blood_battle as enc
 from mjenv.vector.engine import blood_battle as eng
-from support import finish_vector_table
+from support import blood_battle_turns, finish_vector_table
 
 _spec = importlib.util.spec_from_file_location("probe_search", Path(__file__).parents[1] / "bench" / "probe_search.py")
 probe = importlib.util.module_from_spec(_spec)
@@ -42,17 +42,7 @@ def profile():
 @pytest.fixture(scope="module")
 def turns():
     """(arrays, table) snapshots of 16 tables at own-turn decisions, early and late in the hand."""
-    venv = mv.make("blood_battle", 16, copy=False, preset="happy")
-    heuristic = HeuristicPolicy(rules=venv.backend.rules)
-    obs, _ = venv.reset(seed=7)
-    snaps = []
-    for step in range(120):
-        arrays = venv.backend.arrays
-        if step in (30, 70, 110):
-            for t in np.flatnonzero(arrays.phase == eng.TURN):
-                snaps.append(({f: getattr(arrays, f)[t].copy() for f in eng.FIELDS}, int(arrays.current[t])))
-        obs, _, _, _, _ = venv.step(heuristic.act_batch(obs["observation"], obs["action_mask"], None))
-    venv.close()
+    snaps = [(fields, int(fields["current"])) for _, _, fields in blood_battle_turns(7, 16, (30, 70, 110))]
     assert len(snaps) >= 20
     return snaps
 
@@ -74,7 +64,7 @@ def test_resampled_worlds_keep_every_tile_and_what_the_searcher_sees(turns, ctx,
     kind, changed = search.WORLDS.index(worlds), 0
     for snap, s in turns:
         st, arrays = _load(snap)
-        search.resample(st, 0, s, kind, 11, profile, ctx)
+        search.resample(st, 0, s, kind, 11, profile, ctx, search.NO_WEIGHTS)
         assert np.array_equal(_unseen(arrays, s), _unseen(_load(snap)[1], s))
         assert np.array_equal(arrays.hands[0, s], snap["hands"][s])
         assert np.array_equal(arrays.hands[0].sum(axis=1), snap["hands"].sum(axis=1))
@@ -88,7 +78,7 @@ def test_resampled_worlds_keep_every_tile_and_what_the_searcher_sees(turns, ctx,
                 v = arrays.void[0, o]
                 assert arrays.hands[0, o, 9 * v:9 * v + 9].sum() == 0
         again, again_arrays = _load(snap)
-        search.resample(again, 0, s, kind, 11, profile, ctx)
+        search.resample(again, 0, s, kind, 11, profile, ctx, search.NO_WEIGHTS)
         assert np.array_equal(again_arrays.hands, arrays.hands) and np.array_equal(again_arrays.wall, arrays.wall)
     assert (changed == 0) == (worlds == "clairvoyant")
 
@@ -99,7 +89,7 @@ def _share(turns, ctx, profile, worlds: int, seed: int, holds) -> float:
     hits = []
     for snap, s in turns:
         st, arrays = _load(snap)
-        search.resample(st, 0, s, worlds, seed, profile, ctx)
+        search.resample(st, 0, s, worlds, seed, profile, ctx, search.NO_WEIGHTS)
         hits += [holds(st, arrays, o) for o in range(N_SEATS) if o != s and not arrays.won[0, o]]
     return float(np.mean(hits))
 

@@ -15,7 +15,10 @@ world; results in docs/experiments/2026-12-03-search-probe.md). The kinds of wor
   its shanten matches a value drawn from a shanten profile by discard count, and its last discard
   did not lower its shanten;
 - ``consistent``: as ``inferred``, but the heuristic itself must choose the last discard from the
-  drawn hand plus that tile.
+  drawn hand plus that tile;
+- ``belief``: as ``inferred``, but the target shanten of opponent o is drawn from row o of
+  ``profile`` (a belief model's prediction for this table, :mod:`agents.belief`) and its tiles are
+  drawn with the odds ``weights[o, kind]`` (Efraimidis–Spirakis sampling without replacement).
 
 The guessed worlds keep one thing true that the observation shows only as a count: the kind of
 another seat's concealed kong (暗杠).
@@ -34,8 +37,8 @@ from mjenv.vector.engine import blood_battle as eng
 from . import features as cf
 from . import heuristic as ch
 
-WORLDS = ("clairvoyant", "known-hands", "uniform", "inferred", "consistent")
-CLAIRVOYANT, KNOWN_HANDS, UNIFORM, INFERRED, CONSISTENT = range(5)
+WORLDS = ("clairvoyant", "known-hands", "uniform", "inferred", "consistent", "belief")
+CLAIRVOYANT, KNOWN_HANDS, UNIFORM, INFERRED, CONSISTENT, BELIEF = range(6)
 MAX_DISCARDS = 19
 """Rows of the shanten profile: discard counts 0-18 (more share the last row)."""
 SHANTEN_COLS = 8
@@ -120,16 +123,36 @@ def _draw_target(profile: np.ndarray, discards: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def _weighted_first(idx: np.ndarray, m: int, need: int, pool: np.ndarray, odds: np.ndarray,
+                    keys: np.ndarray) -> None:
+    """Move to ``idx[:need]`` a draw without replacement of ``need`` of the ``m`` tiles
+    ``pool[idx[:m]]`` with the odds ``odds[kind]`` (Efraimidis–Spirakis: the largest
+    ``log(u) / odds``)."""
+    for i in range(m):
+        keys[i] = np.log(np.random.random() + 1e-300) / max(odds[pool[idx[i]]], 1e-9)
+    for i in range(need):  # a partial selection sort: need is at most 14
+        best = i
+        for j in range(i + 1, m):
+            if keys[j] > keys[best]:
+                best = j
+        keys[i], keys[best] = keys[best], keys[i]
+        idx[i], idx[best] = idx[best], idx[i]
+
+
+@njit(cache=True, nogil=True)
 def _deal_hands(st: eng.State, u: int, s: int, worlds: int, profile: np.ndarray, ctx: tuple,
-                pool: np.ndarray, sizes: np.ndarray, used: np.ndarray, strict: bool) -> bool:
+                pool: np.ndarray, sizes: np.ndarray, used: np.ndarray, strict: bool,
+                weights: np.ndarray) -> bool:
     """Give each other seat ``sizes[o]`` tiles of ``pool`` (marking them ``used``); False, with
-    ``strict``, when a seat known to hold no void tiles finds too few others left."""
+    ``strict``, when a seat known to hold no void tiles finds too few others left. ``weights``:
+    the odds of each (seat, kind) in ``belief`` worlds."""
     table = ctx[4]
     obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
     n = len(pool)
     idx = np.empty(n, np.int64)
     best = np.empty(14, np.int64)
     hand = np.zeros(27, np.int8)
+    keys = np.empty(n, np.float64)
     for o in range(4):
         need = sizes[o]
         if o == s or need == 0:
@@ -149,12 +172,16 @@ def _deal_hands(st: eng.State, u: int, s: int, worlds: int, profile: np.ndarray,
                     idx[m] = i
                     m += 1
         inferred = worlds >= INFERRED and not st.won[u, o]
-        target = _draw_target(profile, st.river_len[u, o]) if inferred else 0
+        row = o if worlds == BELIEF else st.river_len[u, o]
+        target = _draw_target(profile, row) if inferred else 0
         best_gap = 1 << 30
         for _ in range(TRIES if inferred else 1):
-            for i in range(need):  # a partial Fisher-Yates draw of ``need`` eligible tiles
-                j = i + np.random.randint(0, m - i)
-                idx[i], idx[j] = idx[j], idx[i]
+            if worlds == BELIEF:
+                _weighted_first(idx, m, need, pool, weights[o], keys)
+            else:
+                for i in range(need):  # a partial Fisher-Yates draw of ``need`` eligible tiles
+                    j = i + np.random.randint(0, m - i)
+                    idx[i], idx[j] = idx[j], idx[i]
             gap = 0
             if inferred:
                 hand[:] = 0
@@ -179,9 +206,10 @@ def _deal_hands(st: eng.State, u: int, s: int, worlds: int, profile: np.ndarray,
 
 @njit(cache=True, nogil=True)
 def resample(st: eng.State, u: int, s: int, worlds: int, seed: int, profile: np.ndarray,
-             ctx: tuple) -> None:
-    """Redraw, at table ``u``, what seat ``s`` cannot see (module docstring: ``worlds``); every
-    seat keeps its number of concealed tiles and the live wall its length."""
+             ctx: tuple, weights: np.ndarray) -> None:
+    """Redraw, at table ``u``, what seat ``s`` cannot see (module docstring: ``worlds``; ``weights``
+    (4 seats, 27 kinds) are read by ``belief`` worlds only); every seat keeps its number of
+    concealed tiles and the live wall its length."""
     np.random.seed(seed)
     if worlds == CLAIRVOYANT:
         return
@@ -211,7 +239,7 @@ def resample(st: eng.State, u: int, s: int, worlds: int, seed: int, profile: np.
             if o != s:
                 st.hands[u, o, :] = 0
         used[:] = False
-        if _deal_hands(st, u, s, worlds, profile, ctx, pool[:n], sizes, used, attempt < ATTEMPTS - 1):
+        if _deal_hands(st, u, s, worlds, profile, ctx, pool[:n], sizes, used, attempt < ATTEMPTS - 1, weights):
             break
     w = head
     for i in range(n):
@@ -262,17 +290,23 @@ def context(backend: Any) -> tuple:
 
 
 
+NO_WEIGHTS = np.ones((4, 27))
+"""The odds of worlds other than ``belief``: unused."""
+
+
 def action_values(arrays: Any, t: int, legal: np.ndarray, worlds: int, rollouts: int, key: int,
-                  profile: np.ndarray, ctx: tuple, scratch: tuple) -> np.ndarray:
+                  profile: np.ndarray, ctx: tuple, scratch: tuple,
+                  weights: np.ndarray = NO_WEIGHTS) -> np.ndarray:
     """Bean changes (K, len(legal)) of seat ``arrays.current[t]`` at table ``t``: each legal action
     in each of K = ``rollouts`` worlds drawn from ``key`` (the same worlds for every action), then
-    four heuristics to the end of the hand. ``scratch``: ``eng.new_state(N_ACTIONS * rollouts)``."""
+    four heuristics to the end of the hand. ``scratch``: ``eng.new_state(N_ACTIONS * rollouts)``;
+    ``profile`` and ``weights``: see :func:`resample`."""
     st, copies = scratch
     s, c = int(arrays.current[t]), len(legal)
     for name in eng.FIELDS:  # K worlds in rows 0..K-1, then each repeated once per action
         getattr(copies, name)[:rollouts] = getattr(arrays, name)[t]
     for k in range(rollouts):
-        resample(st, k, s, worlds, (key * 4099 + k) % 2**31, profile, ctx)
+        resample(st, k, s, worlds, (key * 4099 + k) % 2**31, profile, ctx, weights)
     for name in eng.FIELDS:
         field = getattr(copies, name)
         field[:c * rollouts] = np.repeat(field[:rollouts].copy(), c, axis=0)
