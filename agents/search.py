@@ -156,16 +156,20 @@ def table_from_observation(obs: np.ndarray, table: _Table, rng: np.random.Genera
 class SearchPolicy(BatchByLoop):
     """The search agent (module docstring). ``belief``: a :class:`agents.belief.Belief`, a
     checkpoint path, or None for uniform worlds; ``rollouts``: K worlds per searched decision;
-    ``z``: the significance gate; ``seed``: mixed into every decision's seed."""
+    ``z``: the significance gate; ``seed``: mixed into every decision's seed; ``safety``: with a
+    belief, never switch to a discard whose deal-in danger exceeds the prior's by more than this
+    (None: no such gate)."""
 
     def __init__(self, belief: Belief | str | Path | None = DEFAULT_BELIEF, rollouts: int = DEFAULT_ROLLOUTS,
-                 z: float = DEFAULT_Z, seed: int = 0, name: str = "search") -> None:
+                 z: float = DEFAULT_Z, seed: int = 0, name: str = "search",
+                 safety: float | None = None) -> None:
         if not isinstance(rollouts, int) or rollouts < 2:
             raise ValueError(f"rollouts must be an int >= 2 (a standard error needs two worlds), got {rollouts!r}")
         if z < 0:
             raise ValueError(f"z must be >= 0, got {z!r}")
         self.belief = load_belief(belief) if isinstance(belief, (str, Path)) else belief
         self.rollouts, self.z, self.seed, self.name = rollouts, float(z), int(seed), name
+        self.safety = safety
         self._tables: dict[str, _Table] = {}
         self._priors: dict[str, HeuristicPolicy] = {}
         self.searched = self.changed = 0
@@ -205,16 +209,20 @@ class SearchPolicy(BatchByLoop):
         profile = np.full((4, cs.SHANTEN_COLS), 1.0)
         weights = np.ones((4, 27))
         worlds = cs.UNIFORM
+        danger = np.zeros(eng.N_ACTIONS)
         if self.belief is not None:
             p = self.belief.predict(obs[None])
             for r in range(1, 4):
                 profile[(seat + r) % 4] = p["shanten"][0, r - 1]
                 weights[(seat + r) % 4] = p["locations"][0, :, r]
             worlds = cs.BELIEF
+            danger[eng.DISCARD_A:eng.DISCARD_A + 27] = p["danger"][0]
         values = cs.action_values(a, 0, legal, worlds, self.rollouts, key, profile, table.ctx, table.scratch, weights)
         lead = values - values[:, [int(np.flatnonzero(legal == prior)[0])]]
         mean, se = lead.mean(axis=0), lead.std(axis=0, ddof=1) / np.sqrt(self.rollouts)
         score = np.where(mean > self.z * se, mean, 0.0)
+        if self.safety is not None:  # no switch to a discard the belief finds riskier than the prior's
+            score[danger[legal] > danger[prior] + self.safety] = 0.0
         self.searched += 1
         if score.max() > 0:
             self.changed += 1

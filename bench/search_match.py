@@ -45,9 +45,10 @@ def main() -> None:
     p.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS)
     p.add_argument("--z", type=float, default=DEFAULT_Z)
     p.add_argument("--belief", default=str(DEFAULT_BELIEF), help="belief checkpoint, or 'none' for uniform worlds")
+    p.add_argument("--safety", type=float, default=None, help="the agent's danger gate (agents/search.py)")
     p.add_argument("--out", required=True)
     a = p.parse_args()
-    agent = SearchPolicy(None if a.belief == "none" else a.belief, rollouts=a.rollouts, z=a.z)
+    agent = SearchPolicy(None if a.belief == "none" else a.belief, rollouts=a.rollouts, z=a.z, safety=a.safety)
     heuristic = load_policy("heuristic")
     options = {"preset": a.preset}
     beans, dealt, base_dealt, base_beans = [], [], [], []
@@ -62,7 +63,7 @@ def main() -> None:
         per_deal = np.concatenate(beans).reshape(-1, 4).mean(axis=1)
         half = t_quantile_975(len(per_deal) - 1) * per_deal.std(ddof=1) / np.sqrt(len(per_deal)) if len(per_deal) > 1 else float("nan")
         result = {
-            "preset": a.preset, "seed": a.seed, "deals": int(hi), "hands": int(4 * hi), "rollouts": a.rollouts, "z": a.z,
+            "preset": a.preset, "seed": a.seed, "deals": int(hi), "hands": int(4 * hi), "rollouts": a.rollouts, "z": a.z, "safety": a.safety,
             "belief": a.belief, "beans_per_hand": float(per_deal.mean()), "interval": [float(per_deal.mean() - half), float(per_deal.mean() + half)],
             "deal_in_rate": float(np.concatenate(dealt).mean()), "heuristic_deal_in_rate": float(np.concatenate(base_dealt).mean()),
             "heuristic_beans_per_hand": float(np.concatenate(base_beans).mean()),

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import mjenv.vector as mv
+from agents import belief as bm
 from agents.arena.vector import play_deals
 from agents.compiled import search as cs
 from agents.registry import load_policy
@@ -99,3 +100,20 @@ def test_the_belief_worlds_follow_the_belief(turns):
         shares[worlds] = np.mean(got)
     assert shares[cs.BELIEF] > 0.8 > shares[cs.UNIFORM] + 0.3
     assert preset_of(obs) == "happy"
+
+
+def test_the_safety_gate_never_switches_to_a_riskier_discard(turns):
+    from agents.search import DEFAULT_BELIEF
+
+    belief = bm.load_belief(DEFAULT_BELIEF)
+    free, safe = (SearchPolicy(belief, rollouts=2, z=0.0, safety=s) for s in (None, 0.0))
+    riskier = 0
+    for obs, mask, _ in turns[::3]:
+        danger = belief.predict(obs[None])["danger"][0]
+        a_free, a_safe = free.act(obs, mask, None), safe.act(obs, mask, None)
+        prior = safe._priors["happy"].act(obs, mask, None)
+        risk = {a: danger[a - eng.DISCARD_A] if eng.DISCARD_A <= a < eng.DISCARD_A + 27 else 0.0
+                for a in (prior, a_free, a_safe)}
+        assert risk[a_safe] <= risk[prior] + 1e-9
+        riskier += risk[a_free] > risk[prior] + 1e-9
+    assert safe.searched > 0 and riskier > 0  # without the gate some switches were riskier
