@@ -67,7 +67,7 @@ def main() -> None:
             "belief": a.belief, "beans_per_hand": float(per_deal.mean()), "interval": [float(per_deal.mean() - half), float(per_deal.mean() + half)],
             "deal_in_rate": float(np.concatenate(dealt).mean()), "heuristic_deal_in_rate": float(np.concatenate(base_dealt).mean()),
             "heuristic_beans_per_hand": float(np.concatenate(base_beans).mean()),
-            "searched": agent.searched, "changed": agent.changed,
+            "per_deal": [float(x) for x in per_deal], "searched": agent.searched, "changed": agent.changed,
             "ms_per_searched_decision": 1000 * think / max(agent.searched, 1), "elapsed_s": time.perf_counter() - t0,
         }
         Path(a.out).write_text(json.dumps(result, indent=1))
