@@ -26,8 +26,9 @@ observation, so the agent is a deterministic function of what it observes: the s
 gives the same action whatever the hidden part of the table (tests/test_search_agent.py redraws it
 and checks), and ``act_batch`` leaves its generator alone (the arena batches it).
 
-**Budget**: ``rollouts`` K worlds per searched decision; the default K = 16 costs about
-``think`` milliseconds of one core per searched decision (docs/experiments/2026-12-07-belief-and-search.md).
+**Budget**: ``rollouts`` K worlds per searched decision; the default K = 16 costs about 75-150 ms
+of one core per searched decision, nearly all of it in the rollouts
+(docs/experiments/2026-12-07-belief-and-search.md).
 The default rules only (no ``escape``, no ``bankroll``).
 """
 
