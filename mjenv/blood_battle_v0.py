@@ -17,6 +17,9 @@ Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``se
                         to act observes); ``metadata["render_fps"]`` 4
 Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
 Threads                 one instance per thread: an instance is not thread-safe (below)
+Backend                 ``backend="reference"`` (default: the readable engine, the specification) or
+                        ``"compiled"`` (one table of the compiled engine of ``mjenv.vector``: the same game
+                        step for step, faster; no ``ansi``/``human`` render, ``log_path`` or ``parallel_env``)
 ======================  =====================================================================
 
 Rule IDs (S1–S15, B1–B2) are anchors of ``docs/rules-blood-battle.md``.
@@ -120,7 +123,9 @@ the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviou
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
 the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
-``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`).
+``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`);
+``backend="compiled"``, the same env on the compiled engine (:mod:`mjenv.compiled_table`), the
+readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`).
 """
 
 from __future__ import annotations
@@ -134,38 +139,12 @@ from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .parallel import MahjongParallelEnv
-from .config import BloodBattleRules, blood_battle_rules, load_rules_file
-from .rules import beans as bean_rules
-from .rules import escape as escape_rules
-from .encoding import BloodBattleObserver
+from .spec import blood_battle_bean_bound as hand_bean_bound
+from .spec import escape_bean_bound, spec
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
-__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "parallel_env", "raw_env",
-           "seeded_wall"]
-
-
-def hand_bean_bound(r: BloodBattleRules) -> int:
-    """More beans than one seat can win or lose in one hand (the range of the bean planes): three
-    capped wins (S11), three 查大叫 payments and three 花猪 payments (S15), and the income of every
-    kong a table can make (at most 12 by others or 4 of one's own, 3 payers each), once more as
-    杠上炮 transfers (S12) and once as 退税; then the rake; with ``escape``, three escapes' worth
-    (:func:`escape_bean_bound`)."""
-    win = r.base_points * 2 ** (r.cap_fan - 1) + (r.base_points if r.self_draw_bonus == "add_base" else 0)
-    kong = r.base_points * max(r.direct_kong_units, r.added_kong_units, r.concealed_kong_units)
-    points = 3 * win + 3 * win + 3 * r.flower_pig_points + (12 + 9 + 12) * kong
-    return points * r.room_coefficient + r.rake + (3 * escape_bean_bound(r) if r.escape else 0)
-
-
-def escape_bean_bound(r: BloodBattleRules) -> int:
-    """More beans than one escape moves (S16): the escaper's 扣豆 and 赔偿 to three seats, each C_j at
-    most the larger of a 花猪 payment and a capped win (happy); 16倍 or a capped win to three (qq)."""
-    claim = max(r.flower_pig_points, r.cap_points)
-    if r.escape_rule == "qq":
-        return 3 * max(escape_rules.QQ_ESCAPE_UNITS * r.base_points, r.cap_points) * r.room_coefficient
-    n, x = r.room_coefficient, r.escape_factor
-    penalty = max(r.escape_penalty_floor, n * (3 * r.cap_points + 3 * x * claim))
-    return penalty + 3 * max(r.escape_compensation_floor, n * x * claim)
-
+__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "escape_bean_bound",
+           "hand_bean_bound", "parallel_env", "raw_env", "seeded_wall"]
 
 
 def env(**options: Any) -> AECEnv:
@@ -192,43 +171,13 @@ class raw_env(MahjongAECEnv):
                  tile_style: str = "zh", rules_file: str | None = None,
                  log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
                  illegal_reward: float | None = None, observation_dtype: str = "float32",
-                 **rule_overrides: Any) -> None:
+                 backend: str = "reference", **rule_overrides: Any) -> None:
         super().__init__()
-        if rules_file is not None:
-            spec = load_rules_file(rules_file)
-            if spec["game"] != "blood_battle":
-                raise ValueError(f"{rules_file}: game {spec['game']!r} is not blood_battle")
-            preset, rule_overrides = spec["preset"], {**spec["rules"], **rule_overrides}
-        self.rules: BloodBattleRules = blood_battle_rules(preset, **rule_overrides)
-        self.preset = preset
-        r = self.rules
-        self.layout = LAYOUT.with_escape(r.escape)
-        scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
-        observer = BloodBattleObserver(
-            # One capped win's worth of beans: keeps the bean planes near [-3, 3].
-            bean_scale=scale,
-            rule_flags=(r.self_draw_bonus == "add_base", r.gang_pao_transfer, r.forced_win_last_four,
-                        r.mode == "classic"),
-            bean_bound=hand_bean_bound(r) / scale,
-            escape=r.escape,
-            balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale,
-        )
-        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
-                    observation_dtype)
+        self._setup(spec("blood_battle", preset, rules_file=rules_file, match_hands=match_hands,
+                         illegal_action=illegal_action, illegal_reward=illegal_reward,
+                         observation_dtype=observation_dtype, **rule_overrides),
+                    render_mode, tile_style, log_path, backend)
         self.game: BloodBattleGame | None = None
-
-    def _new_game(self, seed: int, hand_index: int, previous: BloodBattleGame | None,
-                  script: dict[str, Any]) -> BloodBattleGame:
-        """Hand ``hand_index`` of ``seed``; the dealer: scripted (first hand), the last dealer-in
-        in classic mode (S1), else the seeded dice."""
-        wall, dice = seeded_wall(seed, hand_index)
-        if previous is None:
-            dealer = script.get("dealer")
-            wall = script.get("wall", wall)
-        else:
-            dealer = previous.next_dealer if self.rules.mode == "classic" else None
-        balances = None if previous is None else previous.balances  # B4: they carry over a match
-        return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer, balances=balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index,

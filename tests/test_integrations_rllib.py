@@ -384,3 +384,11 @@ def test_the_benchmark_measures_the_three_paths():
     assert [row["engine"] for row in rows] == ["aec", "compiled", "compiled"]
     assert all(row["toolkit"] == "rllib" and row["steps_per_s"] > 0 and row["path"] for row in rows)
     assert all("ceiling" in row["notes"] for row in rows[1:]) and all("env " in row["notes"] for row in rows)
+
+
+def test_the_old_rllib_env_path_gives_the_multi_agent_env_with_a_warning() -> None:
+    import mjenv.integrations.rllib as new
+
+    with pytest.warns(DeprecationWarning, match=r"mjenv\.rllib_env\.MahjongMultiAgentEnv .*mjenv\.integrations\.rllib"):
+        from mjenv.rllib_env import MahjongMultiAgentEnv
+    assert MahjongMultiAgentEnv is new.MahjongMultiAgentEnv

@@ -21,7 +21,8 @@ import numpy as np
 from .. import tiles
 from ..actions import BLOOD_BATTLE as L
 from ..config import BloodBattleRules
-from ..rules import escape, shapes, sichuan
+from ..rules import blood_battle as bb
+from ..rules import escape, shapes
 from .core import N_SEATS, Due, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
 
 __all__ = ["N_SEATS", "SUIT_TILES", "BloodBattleGame", "IllegalActionError", "KongIncome", "Win",
@@ -230,7 +231,7 @@ class BloodBattleGame(GameCore):
         income = self.kong_discard if self.rules.gang_pao_transfer else None
         for w in winners:
             first = not self.discarded[w] and not self.any_call
-            ctx = sichuan.WinContext(after_kong=self.kong_discard is not None, first_turn=first,
+            ctx = bb.WinContext(after_kong=self.kong_discard is not None, first_turn=first,
                                      dealer=w == self.dealer, last_tile=self.wall_count == 0)
             records += self._score_win(w, k, src, ctx)
             if income is not None and income.payments:  # S12: the kong's income, to each winner
@@ -245,7 +246,7 @@ class BloodBattleGame(GameCore):
         self.won_tiles[robbers[0]].append(k)
         records: list[Due | dict] = []
         for w in robbers:
-            ctx = sichuan.WinContext(rob_kong=True, dealer=w == self.dealer)
+            ctx = bb.WinContext(rob_kong=True, dealer=w == self.dealer)
             records += self._score_win(w, k, s, ctx)
         self._settle_event(records)
         self._after_wins(robbers, s)
@@ -254,7 +255,7 @@ class BloodBattleGame(GameCore):
         s = self.current_player
         k = self.drawn
         first = not self.discarded[s] and not self.any_call
-        ctx = sichuan.WinContext(self_drawn=True, after_kong=self.after_kong, first_turn=first,
+        ctx = bb.WinContext(self_drawn=True, after_kong=self.after_kong, first_turn=first,
                                  dealer=s == self.dealer, last_tile=self.wall_count == 0)
         self._settle_event(self._score_win(s, k, None, ctx))
         self.hands[s][k] -= 1
@@ -278,10 +279,10 @@ class BloodBattleGame(GameCore):
             ready = [self._ready_now(t) if last_four else 0 for t in payees]
             points = escape.qq_escape_points(ready, self.wall_count, r.base_points)
             return 0, [self._due(s, t, p, "escape") for t, p in zip(payees, points)]
-        pig = sichuan.flower_pig_now(self.hands[s], self.melds[s])
+        pig = bb.flower_pig_now(self.hands[s], self.melds[s])
         ready = not pig and self._ready_now(s) > 0
         # The payees' 查大叫 values matter only to an escaper that would pay them.
-        payee_pig = [sichuan.flower_pig_now(self.hands[t], self.melds[t]) for t in payees]
+        payee_pig = [bb.flower_pig_now(self.hands[t], self.melds[t]) for t in payees]
         payee_ready = [0 if pig or ready or self.won[t] or p else self._ready_now(t)
                        for t, p in zip(payees, payee_pig)]
         claims = escape.draw_check_claims(pig, ready, payee_pig, [self.won[t] for t in payees], payee_ready,
@@ -298,7 +299,7 @@ class BloodBattleGame(GameCore):
     def _ready_now(self, s: int) -> int:
         """Seat s's 查大叫 value if the wall ran out now (S16)."""
         void = self.void[s] if self.void[s] >= 0 else None
-        return sichuan.ready_points_now(self.hands[s], self.melds[s], self.rules, void)
+        return bb.ready_points_now(self.hands[s], self.melds[s], self.rules, void)
 
     # ------------------------------------------------------------------ flow and settlement
 
@@ -314,12 +315,12 @@ class BloodBattleGame(GameCore):
         last = max(winners, key=lambda w: (w - source - 1) % N_SEATS)
         self._next_draw(last)
 
-    def _score_win(self, w: int, k: int, source: int | None, ctx: sichuan.WinContext) -> list[Due | dict]:
+    def _score_win(self, w: int, k: int, source: int | None, ctx: bb.WinContext) -> list[Due | dict]:
         """Score a win: its ``hora`` event and its dues from the discarder or every seat in play (S11)."""
         hand = list(self.hands[w])
         if source is not None:
             hand[k] += 1
-        score = sichuan.score_win(hand, self.melds[w], ctx, self.rules, self.void[w])
+        score = bb.score_win(hand, self.melds[w], ctx, self.rules, self.void[w])
         if score is None:  # the mask only offers 胡 for winning hands
             raise AssertionError(f"seat {w} declared a win that does not score: {tiles.fmt(hand)}")
         self.wins.append(Win(w, k, source, score))
@@ -335,12 +336,12 @@ class BloodBattleGame(GameCore):
         seats that have not escaped (S16: an escaper is no longer at the table)."""
         self.events.append({"type": "ryukyoku"})
         seats = [s for s in range(N_SEATS) if not self.escaped[s]]
-        pigs = [s for s in seats if sichuan.is_flower_pig(self.hands[s], self.melds[s])]
+        pigs = [s for s in seats if bb.is_flower_pig(self.hands[s], self.melds[s])]
         self._settle_event([self._due(p, t, self.rules.flower_pig_points, "flower_pig")
                             for p in pigs for t in seats if t not in pigs])
         in_play = [s for s in seats if not self.won[s] and s not in pigs]
         ready = {
-            s: sichuan.ready_points(self.hands[s], self.melds[s], self.rules, self.void[s])
+            s: bb.ready_points(self.hands[s], self.melds[s], self.rules, self.void[s])
             for s in in_play
         }
         self._settle_event([self._due(s, t, ready[t], "not_ready")

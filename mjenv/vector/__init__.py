@@ -9,7 +9,10 @@ to act and the rewards credited to it). The single-seat Gymnasium view is
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from pathlib import Path
+from typing import Any
 
 from .backend import Backend
 from .cache import drop_stale_cache
@@ -28,3 +31,16 @@ def _drop_stale_cache() -> None:
 _drop_stale_cache()
 
 __all__ = ["Backend", "SelfPlayVectorEnv", "available_memory", "make", "random_actions"]
+
+_MOVED = {"SingleSeatVectorEnv": "mjenv.integrations.gymnasium"}
+"""Names that lived here, and their module now: they import for one more minor version, with a
+DeprecationWarning (by name, so the toolkit view above this package is never imported from here
+otherwise)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"mjenv.vector.{name} is deprecated and will be removed in mjenv 0.2: import it from "
+                  f"{_MOVED[name]}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(_MOVED[name]), name)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import games
 
 
-def _backend_class(game: str) -> type:
+def backend_class(game: str) -> type:
     """The game's backend class, imported lazily (each compiles its own functions)."""
     module, name = games.game(game).backend.split(":")
     return getattr(importlib.import_module(module), name)
@@ -25,7 +25,7 @@ def _count(name: str, value: Any) -> int:
 
 def _check_memory(game: str, num_envs: int) -> None:
     """Refuse a table count whose arrays alone would not fit in this machine's available memory."""
-    need = num_envs * _backend_class(game).bytes_per_table()
+    need = num_envs * backend_class(game).bytes_per_table()
     free = available_memory()
     if free is not None and need > free:
         raise ValueError(f"num_envs={num_envs:,} {game} tables need about {need / 2**30:.1f} GiB "
@@ -59,5 +59,5 @@ def make(game: str, num_envs: int, *, num_threads: int = 1, copy: bool = True, f
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"{name} must be True or False, got {type(flag).__name__} {flag!r}")
     _check_memory(game, num_envs)
-    backend = _backend_class(game)(num_envs, **options)
+    backend = backend_class(game)(num_envs, **options)
     return VectorEnv(backend, num_threads=num_threads, copy=bool(copy), final_observations=bool(final_observations))
