@@ -142,7 +142,7 @@ def format_result(r: dict[str, Any]) -> str:
     lines.append(f"  raw_env         {r['raw_env']:>10,.0f} decisions/s")
     lines.append(f"  env()           {r['env']:>10,.0f} decisions/s")
     if "raw_env_compiled" in r:
-        lines.append(f"  raw_env(backend='compiled') {r['raw_env_compiled']:>10,.0f} decisions/s")
+        lines.append(f"  raw_env compiled{r['raw_env_compiled']:>10,.0f} decisions/s (backend='compiled')")
     if "rlcard_mahjong" in r:
         lines.append(f"  RLCard mahjong  {r['rlcard_mahjong']:>10,.0f} decisions/s")
         lines.append(f"  ratio raw_env / RLCard {r['raw_env_ratio']:.2f}x, env() / RLCard {r['env_ratio']:.2f}x"

@@ -43,6 +43,8 @@ class CompiledTable:
         self._obs = np.zeros((1, *b.obs_shape), dtype=np.float32)  # the seat to act's, kept by step
         self._view = np.zeros((1, *b.obs_shape), dtype=np.float32)  # any other seat's
         self._state = np.zeros((1, *b.state_shape), dtype=np.float32)
+        self._ended = np.zeros(1, dtype=np.bool_)
+        self._step = b.stepper(self._actions, self._tables, self._delta, self._ended, self._obs)
         self.current_player = 0
         self.over = False
         self.end_reason = ""
@@ -66,8 +68,8 @@ class CompiledTable:
         """Play a legal ``action`` of the seat to act (lone legal actions after it are played at
         once, as the readable engine does); each seat's bean change."""
         self._actions[0] = action
-        ended = self.backend.step(self._actions, self._tables, self._delta, self._obs)[0]
-        if ended:
+        self._step()
+        if self._ended[0]:
             result = self.backend.hand_result(self._tables)
             self.over, self.end_reason = True, END_REASONS[result["end_reason"][0]]
             if self.backend.keeps_balances:
