@@ -543,6 +543,10 @@ class NeuralPolicy:
         return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy, self.net.rules))
 
 
+_PATH_OPTIONS = ("rules_file", "log_path")
+"""Env options that name files: refused from a checkpoint's config."""
+
+
 def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     """The blood-battle rules of the env a checkpoint was trained in (its config's ``env_options``)."""
     from mjenv import blood_battle_v0
@@ -552,6 +556,10 @@ def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     try:
         if not isinstance(options, dict):
             raise TypeError(f"a mapping is needed, got {type(options).__name__}")
+        paths = sorted(set(options) & set(_PATH_OPTIONS))
+        if paths:  # a checkpoint from elsewhere must not make us open files (a FIFO would hang)
+            raise ValueError(f"{paths} name files, which a checkpoint may not: give the rules as fields")
+        # The user's validation: types, ranges, upper bounds (issue 47), the env's own checks.
         return blood_battle_v0.raw_env(**options).rules
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: its config's env_options {options!r} are not valid: {exc}") from exc

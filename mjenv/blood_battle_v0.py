@@ -134,7 +134,7 @@ from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .parallel import MahjongParallelEnv
-from .config import BloodBattleRules, blood_battle_rules, load_rules_file
+from .config import BloodBattleRules, blood_battle_rules, check_episode_beans, load_rules_file
 from .rules import beans as bean_rules
 from .rules import escape as escape_rules
 from .encoding import BloodBattleObserver
@@ -202,6 +202,9 @@ class raw_env(MahjongAECEnv):
         self.rules: BloodBattleRules = blood_battle_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        if isinstance(match_hands, int):  # else _setup names the bad match_hands
+            check_episode_beans(hand_bean_bound(r), match_hands, "room_coefficient, base_points, cap_fan, the kong "
+                                "and flower-pig units, rake and the escape fields")
         self.layout = LAYOUT.with_escape(r.escape)
         scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
         observer = BloodBattleObserver(

@@ -412,6 +412,7 @@ def _run_rate(args: argparse.Namespace) -> int:
         print("mjenv rate: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
         return 2
     try:
+        rate.check_size(args.hands, args.budget_s)  # a run beyond reason is refused before any play
         spec = ladder.ladder_for(args.game, _ladder_options(args))
         ladder.load(spec)
         inputs = [*_policy_files([args.agent]), str(ladder.data_path(spec.key))]
@@ -422,8 +423,14 @@ def _run_rate(args: argparse.Namespace) -> int:
             raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
         load_policy(args.agent, args.game)
         seed = rate.RATE_SEED if args.seed is None else args.seed
+        note = rate.hands_note(args.hands) if args.hands else None
+        if note:
+            print(f"mjenv rate: {note}", file=sys.stderr)
         deals = (rate.deals_for_budget(args.agent, spec, ladder.load(spec), args.budget_s, seed, args.workers)
                  if args.budget_s else rate.hands_to_deals(args.hands or rate.DEFAULT_HANDS))
+        warning = rate.too_few_deals(deals)
+        if warning:
+            print(f"mjenv rate: warning: {warning}", file=sys.stderr)
         result = rate.rate(args.agent, spec, deals, seed, args.workers, log=None if args.quiet else sys.stderr)
     except (ValueError, TypeError) as exc:  # unknown agent or configuration, stale ladder, bad output
         print(f"mjenv rate: error: {exc}", file=sys.stderr)
@@ -438,22 +445,24 @@ def _add_rate_parser(sub: Any) -> None:
                        description="Play AGENT against every rung of the ladder both ways (in one seat against "
                                    "three copies of the rung, then in three seats against one; duplicate deals, 4 "
                                    "rotations each), fit its rating with the rungs' stored "
-                                   "ratings fixed, and print it with its 95% interval, the nearest rungs and "
-                                   "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
+                                   "ratings fixed, and print it with its 95% interval, the rungs it lies between "
+                                   "and its beans per hand against each rung (a progress bar per match on "
+                                   "stderr). Ladders: mjenv ladder --all. Exit "
                                    "status 2 on bad arguments.")
     p.add_argument("agent", metavar="AGENT", help="a policy name (mjenv eval's), a checkpoint .pt or module:Class")
     _add_ladder_options(p)
     size = p.add_mutually_exclusive_group()
     size.add_argument("--hands", type=_positive_int,
                       help="hands of each match, two matches per rung: the agent in one seat, then in three "
-                           "(default 2000: 500 deals × 4 rotations)")
+                           "(default 2000: 500 deals × 4 rotations; rounded up to whole deals; at least 40 "
+                           "for an interval)")
     size.add_argument("--budget-s", type=_positive_float, metavar="S",
                       help="instead of --hands: as many deals as fit about S seconds in all (timed on two short runs)")
     p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")
     p.add_argument("--workers", type=_positive_int, default=1, help="processes (results do not depend on it)")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the rating and every match as JSON")
     p.add_argument("--plot", metavar="PNG", type=_output_file, help="plot the rating among the rungs (matplotlib)")
-    p.add_argument("--quiet", action="store_true", help="no line per match on stderr")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no line per match on stderr")
     p.set_defaults(func=_run_rate)
 
 

@@ -131,7 +131,7 @@ from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .parallel import MahjongParallelEnv
-from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
+from .config import JoyMahjongRules, check_episode_beans, joy_mahjong_rules, load_rules_file
 from .rules import beans as bean_rules
 from .rules import escape as escape_rules
 from .encoding import JoyMahjongObserver
@@ -196,6 +196,8 @@ class raw_env(MahjongAECEnv):
         self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
         self.preset = preset
         r = self.rules
+        if isinstance(match_hands, int):  # else _setup names the bad match_hands
+            check_episode_beans(hand_bean_bound(r), match_hands, "room_coefficient, rake and escape_x")
         self.layout = LAYOUT.with_escape(r.escape)
         scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
         held = None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale
