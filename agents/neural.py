@@ -27,7 +27,9 @@ observation (what each discard or void does to the shanten and the useful draws,
 under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
 0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
 with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
-the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
+the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise;
+those options pass the user's validation (types, ranges, upper bounds), and options that name files
+(``rules_file``, ``log_path``) are refused from a checkpoint (:class:`CheckpointError`).
 In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 15 planes (the Joy heuristic's
 distance to a win and 受入 after each discard and call; no rules needed).
 

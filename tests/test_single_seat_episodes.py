@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 GAMES = ("blood_battle", "joy_mahjong")
+GAME_OPTIONS = {"blood_battle": {"preset": "qq"}, "joy_mahjong": {}}
+"""qq: an escape ends the hand (S16.2), so hands end before the learner acts often."""
 
 
 def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -29,8 +31,8 @@ def _vector_episodes(game: str, num_envs: int, episodes: int, **options: Any) ->
     import mjenv  # noqa: F401  (registers the ids)
 
     env_id = {"blood_battle": "mjenv/BloodBattle-v0", "joy_mahjong": "mjenv/JoyMahjong-v0"}[game]
-    envs = RecordEpisodeStatistics(gymnasium.make_vec(env_id, num_envs=num_envs,
-                                                      vectorization_mode="vector_entry_point", **options))
+    envs = RecordEpisodeStatistics(gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                                                      **GAME_OPTIONS[game], **options))
     bankroll = options.get("bankroll")
     rng = np.random.default_rng(1)
     _, info = envs.reset(seed=7)
@@ -54,7 +56,7 @@ def _sb3_episodes(game: str, num_envs: int, episodes: int, **options: Any) -> di
 
     from mjenv.integrations.sb3 import make_vec_env
 
-    envs = VecMonitor(make_vec_env(game, num_envs, **options))
+    envs = VecMonitor(make_vec_env(game, num_envs, **GAME_OPTIONS[game], **options))
     bankroll = options.get("bankroll")
     rng = np.random.default_rng(2)
     envs.seed(11)
@@ -79,7 +81,7 @@ def _aec_episodes(game: str, episodes: int, **options: Any) -> dict[str, int]:
 
     from mjenv.integrations.gymnasium import SingleSeatEnv
 
-    env = RecordEpisodeStatistics(SingleSeatEnv(game, **options))
+    env = RecordEpisodeStatistics(SingleSeatEnv(game, **GAME_OPTIONS[game], **options))
     bankroll = options.get("bankroll")
     rng = np.random.default_rng(3)
     counts = {"episodes": 0, "wrong_return": 0, "wrong_balances": 0, "skipped": 0}
