@@ -12,7 +12,7 @@ import pytest
 
 GAMES = ("blood_battle", "joy_mahjong")
 GAME_OPTIONS = {"blood_battle": {"preset": "qq"}, "joy_mahjong": {}}
-"""qq: an escape ends the hand (S16.2), so hands end before the learner acts often."""
+"""qq: an escape ends the hand (S16.2, docs/rules-blood-battle.md), so hands end before the learner acts often."""
 
 
 def _random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -323,13 +323,15 @@ def _match_problem(m: Any, deals: int) -> str | None:
     if not isinstance(m, dict) or not isinstance(m.get("candidate"), str) or not isinstance(m.get("field"), str):
         return f"a match is not a record of a candidate and a field: {str(m)[:80]}"
     name = f"match {m['candidate']} vs 3 x {m['field']}"
-    outcomes = m.get("outcomes")
+    outcomes, kinds = m.get("outcomes"), (rating.WIN, rating.TIE, rating.LOSS)
     if m.get("deals") != deals or m.get("hands") != deals * N_SEATS:
-        return f"{name}: deals {m.get('deals')!r} and hands {m.get('hands')!r} are not the ladder's {deals}, {deals * N_SEATS}"
-    if not isinstance(outcomes, str) or len(outcomes) != deals or set(outcomes) - set(rating.WIN + rating.TIE + rating.LOSS):
-        return f"{name}: its outcomes are not {deals} of {rating.WIN}/{rating.TIE}/{rating.LOSS}"
-    if [m.get("wins"), m.get("ties"), m.get("losses")] != [outcomes.count(x) for x in (rating.WIN, rating.TIE, rating.LOSS)]:
-        return f"{name}: wins/ties/losses {m.get('wins')!r}/{m.get('ties')!r}/{m.get('losses')!r} are not its outcomes' counts"
+        return (f"{name}: deals {m.get('deals')!r} and hands {m.get('hands')!r} are not the ladder's {deals}, "
+                f"{deals * N_SEATS}")
+    if not isinstance(outcomes, str) or len(outcomes) != deals or set(outcomes) - set("".join(kinds)):
+        return f"{name}: its outcomes are not {deals} of {'/'.join(kinds)}"
+    counts = [m.get("wins"), m.get("ties"), m.get("losses")]
+    if counts != [outcomes.count(x) for x in kinds]:
+        return f"{name}: wins/ties/losses {counts} are not its outcomes' counts"
     beans = _interval_problem(f"{name}: mean_beans", m.get("mean_beans"), m.get("ci_low"), m.get("ci_high"),
                               (-1e12, 1e12))
     if beans:

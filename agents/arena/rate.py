@@ -56,16 +56,16 @@ def hands_note(hands: int) -> str | None:
     deals = hands_to_deals(hands)
     if deals * N_SEATS == hands:
         return None
-    return (f"{hands:,} hand{'s' if hands > 1 else ''} -> {deals * N_SEATS:,} ({deals:,} deal{'s' if deals > 1 else ''} "
-            f"of {N_SEATS} rotations)")
+    plural = "s" if deals > 1 else ""
+    return f"{hands:,} hand{'s' if hands > 1 else ''} -> {deals * N_SEATS:,} ({deals:,} deal{plural} of {N_SEATS} rotations)"
 
 
 def too_few_deals(deals: int) -> str | None:
     """The warning for a run too short to bootstrap an interval (None when it is long enough)."""
     if deals >= MIN_DEALS:
         return None
-    return (f"{deals} deal{'s are' if deals > 1 else ' is'} per match: too few to bootstrap an interval: the rating has "
-            f"none; give at least {MIN_DEALS} deals (--hands {MIN_DEALS * N_SEATS})")
+    return (f"{deals} deal{'s' if deals > 1 else ''} per match {'are' if deals > 1 else 'is'} too few to bootstrap "
+            f"an interval: the rating has none; give at least {MIN_DEALS} deals (--hands {MIN_DEALS * N_SEATS})")
 
 
 def play_both_ways(agent: Any, spec: ladder.LadderSpec, rungs: list[str], deals: int, seed: int, workers: int,
@@ -154,7 +154,8 @@ def format_rating(result: dict[str, Any]) -> str:
     interval = f"[{ci[0]:.0f}, {ci[1]:.0f}] (95% CI)" if ci else "(no interval: too few deals)"
     lines = [f"{result['agent']} on {result['ladder']}: rating {result['rating']:.0f} {interval}; "
              f"{placement(result)}",
-             f"{result['deals']:,} deal{'s' if result['deals'] > 1 else ''} × 4 rotations per match, both ways against each rung, seed {result['seed']}, "
+             f"{result['deals']:,} deal{'s' if result['deals'] > 1 else ''} × 4 rotations per match, both ways "
+             f"against each rung, seed {result['seed']}, "
              f"{result['elapsed_s']:.0f} s", "",
              f"| rung | rung rating [95% CI] | {result['agent']} vs 3 × rung: beans/hand [95% CI], W/T/L | "
              f"rung vs 3 × {result['agent']} |",

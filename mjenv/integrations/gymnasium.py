@@ -55,12 +55,13 @@ an episode count with that decision.
 first discard; with ``escape``, escapes). Without ``bankroll`` it is merged into the table's next
 episode: that episode keeps the seat and the opponents of the skipped hand (with ``seat="random"``
 the seat is drawn once per episode, from its first hand's seed), its rewards count the skipped
-hand's beans, ``beans`` is the sum over its hands and ``skipped_hands`` counts the merged ones. With
-``bankroll`` every hand starts from the bankroll (B4), so a merged episode could lose more than it
-holds: the skipped hand is left out of the learner's episodes instead (its rewards dropped), and
-the next episode's info reports it in ``skipped_hands`` and ``skipped_beans`` (the skipped hands'
-bean tables, summed). Either way the rewards of every episode sum to ``beans[i, seat]``, and with
-``bankroll`` its ``balances`` are ``bankroll + beans``.
+hand's beans, ``beans`` is the sum over its hands and ``skipped_hands`` counts the merged ones.
+With ``bankroll`` every hand starts from the bankroll (B4, docs/rules-blood-battle.md), so a
+merged episode could lose more than it holds: the skipped hand is left out of the learner's
+episodes instead (its rewards dropped), and the next episode's info reports it in
+``skipped_hands`` and ``skipped_beans`` (the skipped hands' bean tables, summed). Either way the
+rewards of every episode sum to ``beans[i, seat]``, and with ``bankroll`` its ``balances`` are
+``bankroll + beans``.
 
 **Opponents and seats.** ``opponents``: see :mod:`mjenv.integrations.opponents` (names, ``.pt``
 paths, policy objects whose ``act_batch`` is called once per engine step over all tables, batched

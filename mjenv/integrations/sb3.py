@@ -36,7 +36,8 @@ Self-play              :func:`frozen_policy` (an opponent that plays a frozen co
 
 The rewards of an episode sum to the learning seat's bean delta, ``info["beans"][info["seat"]]``
 (a hand that ends before the seat acts: merged into the next episode, or left out with
-``bankroll``, as in :mod:`mjenv.integrations.gymnasium`), so ``VecMonitor`` records exactly the bean deltas, and ``VecNormalize.get_original_reward()``
+``bankroll``, as in :mod:`mjenv.integrations.gymnasium`), so ``VecMonitor`` records exactly the
+bean deltas, and ``VecNormalize.get_original_reward()``
 the raw beans. ``get_attr`` reads attributes shared by all tables (of this env, else of the
 ``SingleSeatVectorEnv`` in ``.env``); ``set_attr`` is refused (the tables share one engine).
 """
