@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NoReturn, Optional, Sequence
 
 from . import __version__, games
 from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
@@ -36,15 +37,28 @@ def _rule_arg(text: str) -> tuple[str, Any]:
         return key.strip(), raw.strip()
 
 
-def _non_negative_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {value}")
-    return value
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an int >= ``low``, every violation told with the same bound."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {low}"  # argparse names the type in some messages
+    return parse
+
+
+_non_negative_int = _int_at_least(0)
+_positive_int = _int_at_least(1)
+
+
+def _cannot_read(exc: OSError) -> str:
+    """An input file's OSError in words: ``cannot read FILE: No such file or directory``."""
+    return f"cannot read {exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
 
 
 def _output_file(text: str) -> str:
@@ -178,16 +192,30 @@ def _run_demo(args: argparse.Namespace) -> int:
     """Handler of ``mjenv demo``."""
     from .demo import run_demo
 
-    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every, log_path=args.log))
+    if args.game == "blood_battle" and args.room or args.game == "joy_mahjong" and args.preset:
+        other = "--room" if args.room else "--preset"
+        print(f"mjenv demo: error: {other} is not an option of {args.game} (blood_battle: --preset, "
+              "joy_mahjong: --room)", file=sys.stderr)
+        return 2
+    print(run_demo(seed=args.seed, preset=args.preset or args.room, tile_style=args.tiles, every=args.every,
+                   log_path=args.log, game=args.game))
     if args.log:
         print(f"appended the hand to {args.log}: mjenv view {args.log} draws it")
     return 0
 
 
 def _add_demo_parser(sub: Any) -> None:
+    from .demo import DEMO_SEEDS
+
     p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
-    p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the wall and the agents (>= 0)")
-    p.add_argument("--preset", default="happy", choices=games.GAMES["blood_battle"].variants)
+    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
+    p.add_argument("--seed", type=_non_negative_int, default=None,
+                   help="seed of the wall and the agents (>= 0; default: a hand with a win, "
+                        + ", ".join(f"{g} {s}" for g, s in DEMO_SEEDS.items()) + ")")
+    p.add_argument("--preset", choices=games.GAMES["blood_battle"].variants,
+                   help="blood_battle: happy (default) or qq")
+    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
+                   help="joy_mahjong: popular (default), eight_fan or no_fan")
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--every", type=_non_negative_int, default=0,
                    help="also render the table every N decisions (0: only at the end)")
@@ -344,7 +372,10 @@ def _run_compare(args: argparse.Namespace) -> int:
         if args.out:
             check_not_input(args.out, [*args.base, *args.new], "results file")
         result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        print(f"mjenv compare: error: {_cannot_read(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"mjenv compare: error: {exc}", file=sys.stderr)
         return 2
     print(result.format())
@@ -380,14 +411,6 @@ def _add_ladder_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic (qq only)")
     p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                    help="joy_mahjong: popular (default), eight_fan or no_fan")
-
-
-def _positive_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 1."""
-    value = _non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value}")
-    return value
 
 
 def _positive_float(text: str) -> float:
@@ -495,6 +518,19 @@ def _add_ladder_parser(sub: Any) -> None:
 # ---------------------------------------------------------------- replay
 
 
+def _log_failed(command: str, exc: Any) -> int:
+    """Report a :class:`~mjenv.replay.ReplayError`: 1 for a mismatch, 2 for a malformed log or a file
+    that is no log at all."""
+    from . import replay
+
+    if isinstance(exc, replay.NotALogError):
+        print(f"mjenv {command}: error: {exc.path} is {exc.detail}", file=sys.stderr)
+        return 2
+    what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
+    print(f"mjenv {command}: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
+    return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     """Handler of ``mjenv replay``: 0 verified, 1 mismatch, 2 malformed or unreadable log."""
     from . import narration, replay
@@ -514,15 +550,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             print(render_table(game, args.tiles))
 
     def failed(exc: Any) -> int:
-        """Report a ReplayError: 1 for a mismatch, 2 for a malformed log."""
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv replay: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("replay", exc)
 
     try:
         hands = replay.read_log(args.file)
     except OSError as exc:  # missing or unreadable file
-        print(f"mjenv replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"mjenv replay: error: {_cannot_read(exc)}", file=sys.stderr)
         return 2
     except replay.ReplayError as exc:
         return failed(exc)
@@ -559,12 +592,10 @@ def _run_view(args: argparse.Namespace) -> int:
         check_not_input(out, [args.file], "log")
         done = write_view(args.file, out, args.hands)
     except OSError as exc:  # missing or unreadable log, or an output that failed after its check
-        print(f"mjenv view: error: {exc}", file=sys.stderr)
+        print(f"mjenv view: error: {_cannot_read(exc) if exc.filename == args.file else exc}", file=sys.stderr)
         return 2
     except replay.ReplayError as exc:
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv view: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("view", exc)
     except ValueError as exc:  # an output that is the log, too many hands, --hands not in the log
         print(f"mjenv view: error: {exc}", file=sys.stderr)
         return 2
@@ -667,10 +698,17 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_
                                                      _add_replay_parser, _add_view_parser, _add_play_parser)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit status 2, as every handler's
+    own errors are (argparse would print the usage first: ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``mjenv`` argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="mjenv",
-                                     description="Chinese mahjong RL environments and tools.")
+    parser = _Parser(prog="mjenv", description="Chinese mahjong RL environments and tools.")
     parser.add_argument("--version", action="version", version=f"mjenv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in _SUBCOMMANDS:
@@ -681,4 +719,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``mjenv`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: end quietly, as `cat | head` does.
+        # stdout is pointed at /dev/null so that the interpreter's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's status for a writer killed by a closed pipe
+    return status

@@ -63,7 +63,7 @@ def test_eval_table_names_the_exhaustive_draw_and_explains_level() -> None:
 
 def test_every_command_defaults_to_the_happy_preset(capsys: pytest.CaptureFixture) -> None:
     parser = build_parser()
-    assert parser.parse_args(["demo"]).preset == "happy"
+    assert parser.parse_args(["demo"]).preset is None  # run_demo's default: the game's first variant
     hand = ["--hand", "11114444557799m", "--win-tile", "9m", "--self-drawn"]
     assert score(hand="11114444557799m", win_tile="9m", self_drawn=True).X == \
         score(hand="11114444557799m", win_tile="9m", self_drawn=True, preset="happy").X != \
@@ -99,6 +99,19 @@ def test_demo_tells_every_draw_discard_and_claim_with_its_source(tmp_path: Path)
         assert any(line.endswith(f"from player_{e['target']}") and line.startswith(f"player_{e['actor']} ")
                    for line in lines)
     assert any(line.endswith("(forced)") for line in lines)  # a lone void-suit discard, played unasked
+
+
+@pytest.mark.parametrize("game, head", [("blood_battle", "blood battle, preset 'happy', seed 138"),
+                                        ("joy_mahjong", "Joy Mahjong, room 'popular', seed 6")])
+def test_the_default_demo_of_each_game_shows_a_win_and_payments(game: str, head: str,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    argv = ["demo"] if game == "blood_battle" else ["demo", "--game", game]  # the README's commands
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(head), out[:80]
+    assert re.search(r"^胡 player_\d on ", out, re.M) and re.search(r"pays player_\d \d+ beans", out)
+    beans = [int(line.split()[1]) for line in out.splitlines() if re.match(r"player_\d +[+-]\d+ ", line)]
+    assert len(beans) == 4 and any(beans) and sum(beans) == 0
 
 
 # ---------------------------------------------------------------- 5. progress and workers
