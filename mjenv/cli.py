@@ -109,10 +109,15 @@ def _score_table(result: Any, rules_text: str) -> str:
         subst = ", ".join(f"{w}->{t}" for w, t in data["substitution"]) or "none"
         lines.append(f"total fan {result.fan} ({result.fan_without_flowers} without flowers), "
                      f"X = {result.X}, shape {result.shape}, wildcards: {subst}")
+        lines.append("X: the points each payer owes the winner before the bird and dealer doubling (J5), "
+                     "paid as X · room_coefficient beans (B1)")
     else:
         lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
                      f"multiplier {result.multiplier}, X = {result.X}")
+        lines.append("X: the points each payer owes the winner (a discard: the discarder; a self-draw: every "
+                     "seat still in play), paid as X · room_coefficient beans (B1)")
     return "\n".join(lines)
+
 
 
 def _run_score(args: argparse.Namespace) -> int:
@@ -330,6 +335,14 @@ def _run_eval(args: argparse.Namespace) -> int:
     return _write_outputs("eval", args, result.to_dict(), result.plot)
 
 
+def _policy_help() -> str:
+    """How a policy is named on the command line, with every built-in name."""
+    from agents.registry import policy_names  # 10 ms; the policies themselves load on use
+
+    return (f"a name ({', '.join(policy_names())}; ppo: the game's shipped trained policy), a checkpoint "
+            "FILE.pt or module:Class")
+
+
 def _add_eval_parser(sub: Any) -> None:
     """``mjenv eval``: duplicate-format arena between agents."""
     p = sub.add_parser("eval", help="duplicate arena: agents rotated over the same seeded deals",
@@ -342,7 +355,7 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
-                   help="2 or 4 policy names (default: heuristic random)")
+                   help=f"2 or 4 policies (default: heuristic random), each {_policy_help()}")
     p.add_argument("--deals", type=int, default=100, help="duplicate sets: deals, each played 4 times")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of every decision")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
@@ -692,10 +705,43 @@ def _add_play_parser(sub: Any) -> None:
     p.set_defaults(func=_run_play)
 
 
+# ---------------------------------------------------------------- warmup
+
+
+def _run_warmup(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv warmup``."""
+    import time
+
+    from .warmup import cache_folders, warmup
+
+    names = args.game or list(games.GAME_NAMES)
+    print(f"compiling the batched engine and the compiled heuristics for {', '.join(names)} "
+          "(a minute or two per game on 2 cores when nothing is cached)", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    warmup(names)
+    print(f"warm in {time.perf_counter() - start:.0f} s: later processes load the compiled code from "
+          f"{' and '.join(dict.fromkeys(cache_folders()))}")
+    return 0
+
+
+def _add_warmup_parser(sub: Any) -> None:
+    """``mjenv warmup``: fill numba's cache ahead of the runs that need it."""
+    p = sub.add_parser("warmup", help="compile the batched engine now (for cluster nodes that start cold)",
+                       description="Compile the compiled engine, its encoders and the compiled heuristics of "
+                                   "the games into numba's on-disk cache, so that later processes (cluster "
+                                   "nodes sharing this install, a container built once) start in seconds "
+                                   "instead of compiling for a minute or two each. Run it after installing "
+                                   "or upgrading mjenv; an edited source drops the cache again.")
+    p.add_argument("--game", action="append", choices=games.GAME_NAMES,
+                   help="a game to compile, repeatable (default: both)")
+    p.set_defaults(func=_run_warmup)
+
+
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
                                                      _add_eval_parser, _add_compare_parser, _add_rate_parser,
                                                      _add_ladder_parser,
-                                                     _add_replay_parser, _add_view_parser, _add_play_parser)
+                                                     _add_replay_parser, _add_view_parser, _add_play_parser,
+                                                     _add_warmup_parser)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -37,3 +37,30 @@ def test_the_compiled_agents_are_guarded_by_the_engine_sources() -> None:
     stamp = Path(agents.compiled.__file__).parent / "__pycache__" / "numba-sources.sha1"
     assert stamp.is_file() and len(stamp.read_text()) == 40
     assert (Path(mjenv.vector.__file__).parent / "__pycache__" / "numba-sources.sha1").is_file()
+
+
+def test_the_first_compile_is_announced_once_with_the_cache_folder(capsys) -> None:
+    import numba
+
+    from mjenv.vector.cache import announce_first_compile
+
+    notice = announce_first_compile()
+    assert announce_first_compile() is notice  # registered once, however often asked
+    told, notice.told = notice.told, False
+    try:
+        def probe(x: int) -> int:
+            return x + 1
+
+        probe.__module__ = "mjenv.vector.probe"  # as if it were one of the engine's functions
+        assert numba.njit(probe)(1) == 2 and numba.njit(lambda x: x * 2)(2) == 4
+        lines = capsys.readouterr().err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("mjenv: compiling the batched engine") and "mjenv warmup" in lines[0]
+        assert "minutes" in lines[0] and "cache in " in lines[0]
+
+        def again(x: int) -> int:
+            return x - 1
+
+        again.__module__ = "mjenv.vector.probe"
+        assert numba.njit(again)(1) == 0 and capsys.readouterr().err == ""  # one line per process
+    finally:
+        notice.told = told
