@@ -65,11 +65,24 @@ class _FirstCompileNotice(event.Listener):
         if self.told or not module.startswith(self.prefixes):
             return
         self.told = True
-        folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None) or "numba's cache folder"
-        print(COMPILE_NOTICE.format(seconds=COMPILE_SECONDS, folder=folder), file=sys.stderr, flush=True)
+        print(COMPILE_NOTICE.format(seconds=COMPILE_SECONDS, folder=_cache_folder(dispatcher, module)),
+              file=sys.stderr, flush=True)
 
     def on_end(self, ev: Any) -> None:
         pass
+
+
+def _cache_folder(dispatcher: Any, module: str) -> str:
+    """Where numba caches ``dispatcher``'s code, for people: the ``__pycache__`` folders under the
+    package's sources where it can write there, else its cache folder (``NUMBA_CACHE_DIR``)."""
+    path = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
+    package = sys.modules.get(module.split(".")[0])
+    root = Path(package.__file__).parent if package is not None and package.__file__ else None
+    if path is None:
+        return "numba's cache folder"
+    if root is not None and Path(path).is_relative_to(root):
+        return f"the __pycache__ folders under {root}"
+    return str(path)
 
 
 _NOTICE = _FirstCompileNotice(("mjenv.", "agents."))
