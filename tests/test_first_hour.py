@@ -185,3 +185,18 @@ def test_the_readme_commands_outputs_are_ignored_by_git() -> None:
     patterns = [p.strip().rstrip("/") for p in (ROOT / ".gitignore").read_text().splitlines() if p.strip()]
     for out in outputs:
         assert any(fnmatch.fnmatch(out, p) for p in patterns), out
+
+
+# ---------------------------------------------------------------- issue 51: what the output means
+
+
+def test_score_says_what_x_means_and_eval_help_names_every_policy(capsys: pytest.CaptureFixture) -> None:
+    from agents.registry import policy_names
+
+    assert main(["score", "--hand", "11224444557799m", "--win-tile", "9m", "--preset", "qq"]) == 0
+    assert main(["score", "--game", "joy_mahjong", "--hand", "11122233344455m", "--win-tile", "5m"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("X: the points each payer owes the winner") == 2 and "X · room_coefficient beans (B1)" in out
+    eval_help = " ".join(build_parser()._subparsers._group_actions[0].choices["eval"].format_help().split())
+    assert all(re.search(rf"\b{re.escape(name)}\b", eval_help.replace("heuristic- ", "heuristic-"))
+               for name in policy_names())
