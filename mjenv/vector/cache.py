@@ -23,8 +23,9 @@ from numba.core import event
 COMPILE_SECONDS = "1-2 minutes on 2 free cores, more on a busy machine"
 """How long the first compile takes, as :data:`COMPILE_NOTICE` says it: docs/vector.md's figures
 (blood battle 24-73 s, Joy Mahjong 103 s on the 2-core VM of this project, by its load)."""
-COMPILE_NOTICE = ("mjenv: compiling the batched engine for this machine, once ({seconds}); later runs load it "
-                  "from the cache in {folder} (`mjenv warmup` compiles everything ahead, e.g. for cluster nodes)")
+COMPILE_NOTICE = ("mjenv: compiling the batched engine and agents (numba) for this machine, once ({seconds}); "
+                  "later runs load them from the cache in {folder} (`mjenv warmup` compiles everything ahead, "
+                  "e.g. for cluster nodes)")
 
 
 def drop_stale_cache(root: Path, sources: Iterable[Path]) -> bool:
