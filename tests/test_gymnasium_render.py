@@ -51,3 +51,18 @@ def test_observation_spaces_print_in_one_short_line() -> None:
     assert repr(single.observation_space).startswith("Box(-") and "(82, 34), float32)" in repr(single.observation_space)
     vector.close()
     assert mjenv.__version__
+
+
+def test_vector_render_shows_a_finished_tables_last_view() -> None:
+    env = gymnasium.make_vec("mjenv/BloodBattle-v0", num_envs=4, render_mode="seat", illegal_action="first_legal")
+    obs, info = env.reset(seed=1)
+    for _ in range(400):
+        obs, _, terminated, _, info = env.step(info["action_mask"].argmax(axis=1))
+        if terminated.any():
+            t = int(np.flatnonzero(terminated)[0])
+            assert env.render()[t] == describe_observation(obs[t], env.unwrapped.observer)
+            assert "phase over" in env.render()[t]
+            break
+    else:
+        raise AssertionError("no hand ended in 400 steps")
+    env.close()

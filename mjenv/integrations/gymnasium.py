@@ -263,10 +263,14 @@ class SingleSeatVectorEnv(VectorEnv):
         return masks
 
     def render(self) -> tuple[str, ...] | None:
-        """``render_mode="seat"``: each table's learning-seat view as text (:func:`mjenv.describe.describe_observation`)."""
+        """``render_mode="seat"``: each table's learning-seat view as text (:func:`mjenv.describe.describe_observation`),
+        the view the last step returned (a finished table's last view in ``NEXT_STEP`` mode)."""
         if self.render_mode is None or not self._ready:
             return None
-        return tuple(describe_observation(planes, self.observer) for planes in self.venv._obs)
+        views = list(self.venv._obs)
+        for t in np.flatnonzero(self._autoreset):
+            views[t] = self._final_obs[t]
+        return tuple(describe_observation(planes, self.observer) for planes in views)
 
     def set_opponents(self, opponents: Any) -> None:
         """New opponents (any ``opponents`` spec), from their next decision on; a mixture draws
@@ -458,7 +462,7 @@ class SingleSeatEnv(gymnasium.Env):
             self.opponents.append(cache[key])
         self.seat_option = _seat_option(seat)
         agent0 = self.aec_env.possible_agents[0]
-        self.observation_space = compact_repr(self.aec_env.observation_space(agent0)["observation"])
+        self.observation_space = self.aec_env.observation_space(agent0)["observation"]
         self.action_space = self.aec_env.action_space(agent0)
         self.render_mode = self.aec_env.render_mode
         self.seat = self.seat_option if isinstance(self.seat_option, int) else 0
