@@ -727,7 +727,7 @@ def _run_warmup(args: argparse.Namespace) -> int:
 def _add_warmup_parser(sub: Any) -> None:
     """``mjenv warmup``: fill numba's cache ahead of the runs that need it."""
     p = sub.add_parser("warmup", help="compile the batched engine now (for cluster nodes that start cold)",
-                       description="Compile the compiled engine, its encoders and the compiled heuristics of "
+                       description="Compile the batched engine, its encoders and the compiled heuristics of "
                                    "the games into numba's on-disk cache, so that later processes (cluster "
                                    "nodes sharing this install, a container built once) start in seconds "
                                    "instead of compiling for a minute or two each. Run it after installing "
