@@ -48,7 +48,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The evaluation wing (duplicate protocol, both arenas, statistics, compare, levels).
     ("arena", ("agents.arena.*",)),
     # What people and toolkits call: the command line, playing in the terminal, the toolkit views.
-    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.integrations.*")),
+    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.warmup", "mjenv.integrations.*")),
     # The trainer.
     ("train", ("train.*",)),
 )

@@ -95,7 +95,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .. import games
-from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action
+from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action, compact_repr
+from ..describe import describe_observation
 from ..encoding import check_observation_dtype
 from ..engine.core import N_SEATS, IllegalActionError
 from ..vector import make
@@ -131,14 +132,16 @@ def _autoreset_option(mode: Any) -> AutoresetMode:
 class SingleSeatVectorEnv(VectorEnv):
     """One learning seat per table against batched opponents; see the module docstring."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["seat"]}
 
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, opponents: Any = "random",
                  seat: int | str = 0, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  illegal_action: str = "raise", illegal_reward: float | None = None,
                  observation_dtype: str = "float32", mask_in_observation: bool = False, num_threads: int = 1,
-                 **env_options: Any) -> None:
+                 render_mode: str | None = None, **env_options: Any) -> None:
         self.game = games.game(game).name
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.seat_option = _seat_option(seat)
         self.autoreset_mode = _autoreset_option(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
@@ -165,9 +168,12 @@ class SingleSeatVectorEnv(VectorEnv):
                 "action_mask": spaces.Box(0.0, 1.0, (self.single_action_space.n,), np.float32)})
         else:
             self.single_observation_space = planes
-        self.observation_space = batch_space(self.single_observation_space, n)
+        compact_repr(self.single_observation_space)
+        self.observation_space = compact_repr(batch_space(self.single_observation_space, n))
         self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
-        self.render_mode = None
+        self.render_mode = render_mode
+        self.observer = observer
+        """The encoder of the observations (``describe_observation(obs[i], env.unwrapped.observer)``)."""
         self._codec = observer.uint8_codec
         self._all = np.arange(n, dtype=np.int64)
         self._rng = np.random.default_rng()
@@ -268,6 +274,16 @@ class SingleSeatVectorEnv(VectorEnv):
         masks = self.venv.backend.mask.copy()
         masks[self._autoreset] = 1
         return masks
+
+    def render(self) -> tuple[str, ...] | None:
+        """``render_mode="seat"``: each table's learning-seat view as text (:func:`mjenv.describe.describe_observation`),
+        the view the last step returned (a finished table's last view in ``NEXT_STEP`` mode)."""
+        if self.render_mode is None or not self._ready:
+            return None
+        views = list(self.venv._obs)
+        for t in np.flatnonzero(self._autoreset):
+            views[t] = self._final_obs[t]
+        return tuple(describe_observation(planes, self.observer) for planes in views)
 
     def set_opponents(self, opponents: Any) -> None:
         """New opponents (any ``opponents`` spec), from their next decision on; a mixture draws
@@ -450,7 +466,7 @@ class SingleSeatEnv(gymnasium.Env):
     seat deals the AEC env's ``reset(seed=s)``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
+    metadata = {"render_modes": ["ansi", "human", "seat"], "render_fps": RENDER_FPS}
 
     def __init__(self, game: str = "blood_battle", opponents: Any = "random", seat: int | str = 0,
                  illegal_action: str = "raise", **env_options: Any) -> None:
@@ -548,7 +564,16 @@ class SingleSeatEnv(gymnasium.Env):
         """Name of an action, e.g. ``discard 5m``."""
         return self.aec_env.action_name(action)
 
+    @property
+    def observer(self) -> Any:
+        """The encoder of the observations (``describe_observation(obs, env.unwrapped.observer)``)."""
+        return self.aec_env.observer
+
     def render(self) -> str | None:
+        """The AEC env's render; ``render_mode="seat"``: the learning seat's view as text."""
+        if self.render_mode == "seat" and self.aec_env.game is not None:
+            return describe_observation(self.aec_env.observer.observe(self.aec_env.game, self.seat), self.observer,
+                                        self.aec_env.tile_style)
         return self.aec_env.render()
 
     def close(self) -> None:

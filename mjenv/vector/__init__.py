@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .backend import Backend
-from .cache import drop_stale_cache
+from .cache import announce_first_compile, drop_stale_cache
 from .factory import available_memory, make
 from .sampling import random_actions
 from .self_play import SelfPlayVectorEnv
@@ -26,5 +26,6 @@ def _drop_stale_cache() -> None:
 
 
 _drop_stale_cache()
+announce_first_compile()
 
 __all__ = ["Backend", "SelfPlayVectorEnv", "available_memory", "make", "random_actions"]
