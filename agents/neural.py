@@ -27,7 +27,9 @@ observation (what each discard or void does to the shanten and the useful draws,
 under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
 0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
 with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
-the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
+the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise;
+those options pass the user's validation (types, ranges, upper bounds), and options that name files
+(``rules_file``, ``log_path``) are refused from a checkpoint (:class:`CheckpointError`).
 In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 15 planes (the Joy heuristic's
 distance to a win and 受入 after each discard and call; no rules needed).
 
@@ -543,6 +545,10 @@ class NeuralPolicy:
         return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy, self.net.rules))
 
 
+_PATH_OPTIONS = ("rules_file", "log_path")
+"""Env options that name files: refused from a checkpoint's config."""
+
+
 def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     """The blood-battle rules of the env a checkpoint was trained in (its config's ``env_options``)."""
     from mjenv import blood_battle_v0
@@ -552,6 +558,10 @@ def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     try:
         if not isinstance(options, dict):
             raise TypeError(f"a mapping is needed, got {type(options).__name__}")
+        paths = sorted(set(options) & set(_PATH_OPTIONS))
+        if paths:  # a checkpoint from elsewhere must not make us open files (a FIFO would hang)
+            raise ValueError(f"{paths} name files, which a checkpoint may not: give the rules as fields")
+        # The user's validation: types, ranges, upper bounds (issue 47), the env's own checks.
         return blood_battle_v0.raw_env(**options).rules
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: its config's env_options {options!r} are not valid: {exc}") from exc

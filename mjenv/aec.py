@@ -131,10 +131,10 @@ class MahjongAECEnv(AECEnv):
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = observer
         self.script_keys = spec.script_keys
-        self._obs_space = spaces.Dict({"observation": spec.observation_box(),
-                                       "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)})
+        self._obs_space = compact_repr(spaces.Dict({"observation": spec.observation_box(),
+                                                    "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)}))
         self._act_space = spaces.Discrete(self.layout.n)
-        self.state_space = spec.state_box()
+        self.state_space = compact_repr(spec.state_box())
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random = np.random.default_rng()
@@ -366,6 +366,20 @@ class MahjongAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def compact_repr(space: spaces.Space) -> spaces.Space:
+    """``space`` (a Box, or a Dict of them) printed without its bound arrays: a Box whose bounds
+    differ by plane shows their range (``Box(-8.0..0.0, 1.0..7.94, (73, 27), float32)``) where
+    Gymnasium would print every one of its thousands of values. Returns the same space."""
+    if isinstance(space, spaces.Dict):
+        for sub in space.spaces.values():
+            compact_repr(sub)
+    elif isinstance(space, spaces.Box):
+        for name, bound in (("low_repr", space.low), ("high_repr", space.high)):
+            if bound.size and bound.min() != bound.max():  # Gymnasium shows a uniform bound as its one value
+                setattr(space, name, f"{bound.min():g}..{bound.max():g}")
+    return space
 
 
 def _checked_log_path(log_path: Any) -> str | os.PathLike | None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NoReturn, Optional, Sequence
 
 from . import __version__, games
 from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
@@ -36,15 +37,28 @@ def _rule_arg(text: str) -> tuple[str, Any]:
         return key.strip(), raw.strip()
 
 
-def _non_negative_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {value}")
-    return value
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an int >= ``low``, every violation told with the same bound."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {low}"  # argparse names the type in some messages
+    return parse
+
+
+_non_negative_int = _int_at_least(0)
+_positive_int = _int_at_least(1)
+
+
+def _cannot_read(exc: OSError) -> str:
+    """An input file's OSError in words: ``cannot read FILE: No such file or directory``."""
+    return f"cannot read {exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
 
 
 def _output_file(text: str) -> str:
@@ -95,10 +109,15 @@ def _score_table(result: Any, rules_text: str) -> str:
         subst = ", ".join(f"{w}->{t}" for w, t in data["substitution"]) or "none"
         lines.append(f"total fan {result.fan} ({result.fan_without_flowers} without flowers), "
                      f"X = {result.X}, shape {result.shape}, wildcards: {subst}")
+        lines.append("X: the points each payer owes the winner before the bird and dealer doubling (J5), "
+                     "paid as X · room_coefficient beans (B1)")
     else:
         lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
                      f"multiplier {result.multiplier}, X = {result.X}")
+        lines.append("X: the points each payer owes the winner (a discard: the discarder; a self-draw: every "
+                     "seat still in play), paid as X · room_coefficient beans (B1)")
     return "\n".join(lines)
+
 
 
 def _run_score(args: argparse.Namespace) -> int:
@@ -178,16 +197,30 @@ def _run_demo(args: argparse.Namespace) -> int:
     """Handler of ``mjenv demo``."""
     from .demo import run_demo
 
-    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every, log_path=args.log))
+    if args.game == "blood_battle" and args.room or args.game == "joy_mahjong" and args.preset:
+        other = "--room" if args.room else "--preset"
+        print(f"mjenv demo: error: {other} is not an option of {args.game} (blood_battle: --preset, "
+              "joy_mahjong: --room)", file=sys.stderr)
+        return 2
+    print(run_demo(seed=args.seed, preset=args.preset or args.room, tile_style=args.tiles, every=args.every,
+                   log_path=args.log, game=args.game))
     if args.log:
         print(f"appended the hand to {args.log}: mjenv view {args.log} draws it")
     return 0
 
 
 def _add_demo_parser(sub: Any) -> None:
+    from .demo import DEMO_SEEDS
+
     p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
-    p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the wall and the agents (>= 0)")
-    p.add_argument("--preset", default="happy", choices=games.GAMES["blood_battle"].variants)
+    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
+    p.add_argument("--seed", type=_non_negative_int, default=None,
+                   help="seed of the wall and the agents (>= 0; default: a hand with a win, "
+                        + ", ".join(f"{g} {s}" for g, s in DEMO_SEEDS.items()) + ")")
+    p.add_argument("--preset", choices=games.GAMES["blood_battle"].variants,
+                   help="blood_battle: happy (default) or qq")
+    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
+                   help="joy_mahjong: popular (default), eight_fan or no_fan")
     p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
     p.add_argument("--every", type=_non_negative_int, default=0,
                    help="also render the table every N decisions (0: only at the end)")
@@ -302,6 +335,14 @@ def _run_eval(args: argparse.Namespace) -> int:
     return _write_outputs("eval", args, result.to_dict(), result.plot)
 
 
+def _policy_help() -> str:
+    """How a policy is named on the command line, with every built-in name."""
+    from agents.registry import policy_names  # 10 ms; the policies themselves load on use
+
+    return (f"a name ({', '.join(policy_names())}; ppo: the game's shipped trained policy), a checkpoint "
+            "FILE.pt or module:Class")
+
+
 def _add_eval_parser(sub: Any) -> None:
     """``mjenv eval``: duplicate-format arena between agents."""
     p = sub.add_parser("eval", help="duplicate arena: agents rotated over the same seeded deals",
@@ -314,7 +355,7 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                    help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
-                   help="2 or 4 policy names (default: heuristic random)")
+                   help=f"2 or 4 policies (default: heuristic random), each {_policy_help()}")
     p.add_argument("--deals", type=int, default=100, help="duplicate sets: deals, each played 4 times")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of every decision")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
@@ -344,7 +385,10 @@ def _run_compare(args: argparse.Namespace) -> int:
         if args.out:
             check_not_input(args.out, [*args.base, *args.new], "results file")
         result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        print(f"mjenv compare: error: {_cannot_read(exc)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
         print(f"mjenv compare: error: {exc}", file=sys.stderr)
         return 2
     print(result.format())
@@ -382,14 +426,6 @@ def _add_ladder_options(p: argparse.ArgumentParser) -> None:
                    help="joy_mahjong: popular (default), eight_fan or no_fan")
 
 
-def _positive_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 1."""
-    value = _non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value}")
-    return value
-
-
 def _positive_float(text: str) -> float:
     """An argparse ``type=``: a finite number > 0."""
     try:
@@ -412,6 +448,7 @@ def _run_rate(args: argparse.Namespace) -> int:
         print("mjenv rate: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
         return 2
     try:
+        rate.check_size(args.hands, args.budget_s)  # a run beyond reason is refused before any play
         spec = ladder.ladder_for(args.game, _ladder_options(args))
         ladder.load(spec)
         inputs = [*_policy_files([args.agent]), str(ladder.data_path(spec.key))]
@@ -422,8 +459,14 @@ def _run_rate(args: argparse.Namespace) -> int:
             raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
         load_policy(args.agent, args.game)
         seed = rate.RATE_SEED if args.seed is None else args.seed
+        note = rate.hands_note(args.hands) if args.hands else None
+        if note:
+            print(f"mjenv rate: {note}", file=sys.stderr)
         deals = (rate.deals_for_budget(args.agent, spec, ladder.load(spec), args.budget_s, seed, args.workers)
                  if args.budget_s else rate.hands_to_deals(args.hands or rate.DEFAULT_HANDS))
+        warning = rate.too_few_deals(deals)
+        if warning:
+            print(f"mjenv rate: warning: {warning}", file=sys.stderr)
         result = rate.rate(args.agent, spec, deals, seed, args.workers, log=None if args.quiet else sys.stderr)
     except (ValueError, TypeError) as exc:  # unknown agent or configuration, stale ladder, bad output
         print(f"mjenv rate: error: {exc}", file=sys.stderr)
@@ -438,22 +481,24 @@ def _add_rate_parser(sub: Any) -> None:
                        description="Play AGENT against every rung of the ladder both ways (in one seat against "
                                    "three copies of the rung, then in three seats against one; duplicate deals, 4 "
                                    "rotations each), fit its rating with the rungs' stored "
-                                   "ratings fixed, and print it with its 95% interval, the nearest rungs and "
-                                   "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
+                                   "ratings fixed, and print it with its 95% interval, the rungs it lies between "
+                                   "and its beans per hand against each rung (a progress bar per match on "
+                                   "stderr). Ladders: mjenv ladder --all. Exit "
                                    "status 2 on bad arguments.")
     p.add_argument("agent", metavar="AGENT", help="a policy name (mjenv eval's), a checkpoint .pt or module:Class")
     _add_ladder_options(p)
     size = p.add_mutually_exclusive_group()
     size.add_argument("--hands", type=_positive_int,
                       help="hands of each match, two matches per rung: the agent in one seat, then in three "
-                           "(default 2000: 500 deals × 4 rotations)")
+                           "(default 2000: 500 deals × 4 rotations; rounded up to whole deals; at least 40 "
+                           "for an interval)")
     size.add_argument("--budget-s", type=_positive_float, metavar="S",
                       help="instead of --hands: as many deals as fit about S seconds in all (timed on two short runs)")
     p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")
     p.add_argument("--workers", type=_positive_int, default=1, help="processes (results do not depend on it)")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the rating and every match as JSON")
     p.add_argument("--plot", metavar="PNG", type=_output_file, help="plot the rating among the rungs (matplotlib)")
-    p.add_argument("--quiet", action="store_true", help="no line per match on stderr")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no line per match on stderr")
     p.set_defaults(func=_run_rate)
 
 
@@ -495,6 +540,19 @@ def _add_ladder_parser(sub: Any) -> None:
 # ---------------------------------------------------------------- replay
 
 
+def _log_failed(command: str, exc: Any) -> int:
+    """Report a :class:`~mjenv.replay.ReplayError`: 1 for a mismatch, 2 for a malformed log or a file
+    that is no log at all."""
+    from . import replay
+
+    if isinstance(exc, replay.NotALogError):
+        print(f"mjenv {command}: error: {exc.path} is {exc.detail}", file=sys.stderr)
+        return 2
+    what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
+    print(f"mjenv {command}: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
+    return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     """Handler of ``mjenv replay``: 0 verified, 1 mismatch, 2 malformed or unreadable log."""
     from . import narration, replay
@@ -514,15 +572,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             print(render_table(game, args.tiles))
 
     def failed(exc: Any) -> int:
-        """Report a ReplayError: 1 for a mismatch, 2 for a malformed log."""
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv replay: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("replay", exc)
 
     try:
         hands = replay.read_log(args.file)
     except OSError as exc:  # missing or unreadable file
-        print(f"mjenv replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"mjenv replay: error: {_cannot_read(exc)}", file=sys.stderr)
         return 2
     except replay.ReplayError as exc:
         return failed(exc)
@@ -559,12 +614,10 @@ def _run_view(args: argparse.Namespace) -> int:
         check_not_input(out, [args.file], "log")
         done = write_view(args.file, out, args.hands)
     except OSError as exc:  # missing or unreadable log, or an output that failed after its check
-        print(f"mjenv view: error: {exc}", file=sys.stderr)
+        print(f"mjenv view: error: {_cannot_read(exc) if exc.filename == args.file else exc}", file=sys.stderr)
         return 2
     except replay.ReplayError as exc:
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv view: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("view", exc)
     except ValueError as exc:  # an output that is the log, too many hands, --hands not in the log
         print(f"mjenv view: error: {exc}", file=sys.stderr)
         return 2
@@ -661,16 +714,56 @@ def _add_play_parser(sub: Any) -> None:
     p.set_defaults(func=_run_play)
 
 
+# ---------------------------------------------------------------- warmup
+
+
+def _run_warmup(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv warmup``."""
+    import time
+
+    from .warmup import cache_folders, warmup
+
+    names = args.game or list(games.GAME_NAMES)
+    print(f"compiling the batched engine and the compiled heuristics for {', '.join(names)} "
+          "(a minute or two per game on 2 cores when nothing is cached)", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    warmup(names)
+    print(f"warm in {time.perf_counter() - start:.0f} s: later processes load the compiled code from "
+          f"{' and '.join(dict.fromkeys(cache_folders()))}")
+    return 0
+
+
+def _add_warmup_parser(sub: Any) -> None:
+    """``mjenv warmup``: fill numba's cache ahead of the runs that need it."""
+    p = sub.add_parser("warmup", help="compile the batched engine now (for cluster nodes that start cold)",
+                       description="Compile the batched engine, its encoders and the compiled heuristics of "
+                                   "the games into numba's on-disk cache, so that later processes (cluster "
+                                   "nodes sharing this install, a container built once) start in seconds "
+                                   "instead of compiling for a minute or two each. Run it after installing "
+                                   "or upgrading mjenv; an edited source drops the cache again.")
+    p.add_argument("--game", action="append", choices=games.GAME_NAMES,
+                   help="a game to compile, repeatable (default: both)")
+    p.set_defaults(func=_run_warmup)
+
+
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
                                                      _add_eval_parser, _add_compare_parser, _add_rate_parser,
                                                      _add_ladder_parser,
-                                                     _add_replay_parser, _add_view_parser, _add_play_parser)
+                                                     _add_replay_parser, _add_view_parser, _add_play_parser,
+                                                     _add_warmup_parser)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit status 2, as every handler's
+    own errors are (argparse would print the usage first: ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mjenv`` argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="mjenv",
-                                     description="Chinese mahjong RL environments and tools.")
+    parser = _Parser(prog="mjenv", description="Chinese mahjong RL environments and tools.")
     parser.add_argument("--version", action="version", version=f"mjenv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in _SUBCOMMANDS:
@@ -681,4 +774,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``mjenv`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: end quietly, as `cat | head` does.
+        # stdout is pointed at /dev/null so that the interpreter's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's status for a writer killed by a closed pipe
+    return status

@@ -66,6 +66,7 @@ class BloodBattleRules:
 
     def __post_init__(self) -> None:
         _check_options(self, _BLOOD_OPTIONAL)
+        _check_limits(self, BLOOD_LIMITS)
         _check_choice(self, "mode", ("blood", "classic"))
         _check_choice(self, "escape_rule", ("happy", "qq"))
         _check_choice(self, "self_draw_bonus", ("add_fan", "add_base", "none"))
@@ -156,6 +157,7 @@ class JoyMahjongRules:
 
     def __post_init__(self) -> None:
         _check_options(self, _JOY_OPTIONAL)
+        _check_limits(self, JOY_LIMITS)
         _check_choice(self, "room", ("popular", "eight_fan", "no_fan"))
         _check_choice(self, "discard_payers", ("discarder", "all_mcr"))
         if self.room_coefficient < 1:
@@ -179,6 +181,42 @@ _BLOOD_OPTIONAL = {"escape_min_penalty": "an int >= 0 or None", "escape_min_comp
 _JOY_OPTIONAL = {"escape_x": "an int >= 1 or None",
                  "bankroll": "an int >= 0, four ints >= 0 (one per seat) or None"}
 """Fields whose default is None (off), and what they accept."""
+
+
+_BEANS = 10**15
+"""The most beans a seat may hold (``bankroll``, ``min_beans``): four of them stay far below 2**63."""
+BLOOD_LIMITS: dict[str, int] = {
+    "base_points": 1_000, "direct_kong_units": 1_000, "added_kong_units": 1_000, "concealed_kong_units": 1_000,
+    "cap_fan": 30, "flower_pig_units": 1_000_000, "room_coefficient": 1_000_000, "rake": 10**12,
+    "escape_factor": 1_000, "escape_min_penalty": 10**12, "escape_min_compensation": 10**12,
+    "bankroll": _BEANS, "min_beans": _BEANS}
+JOY_LIMITS: dict[str, int] = {"room_coefficient": 1_000_000, "rake": 10**12, "escape_x": 1_000_000,
+                              "bankroll": _BEANS, "min_beans": _BEANS}
+"""The largest value of every integer rule field (docs/rules-blood-battle.md §2, rules-joy-mahjong.md
+§13): each far above any table's, and small enough that every product the settlement forms stays
+in int64 (the compiled engine's); :data:`EPISODE_BEAN_LIMIT` then bounds their combination."""
+EPISODE_BEAN_LIMIT = 2**62
+"""The most beans any seat may win or lose in an episode, worst case: half of int64's range, so no
+bean, payment or balance of the compiled engine can overflow (:func:`check_episode_beans`)."""
+
+
+def _check_limits(obj: Any, limits: Mapping[str, int]) -> None:
+    """Every integer field at most its limit (bankroll: each of its values), naming the field."""
+    for name, limit in limits.items():
+        value = getattr(obj, name)
+        values = value if isinstance(value, tuple) else (value,)
+        if value is not None and max(values) > limit:
+            raise ValueError(f"rule field {name!r} must be at most {limit:,} (so that no bean, payment or "
+                             f"balance can overflow int64), got {value!r}")
+
+
+def check_episode_beans(hand_bound: int, match_hands: int, fields: str) -> None:
+    """Refuse rules whose worst hand, ``hand_bound`` beans per seat (the env's ``hand_bean_bound``),
+    could over ``match_hands`` hands pass :data:`EPISODE_BEAN_LIMIT`; ``fields`` names the rule
+    fields that bound grows with."""
+    if hand_bound * match_hands > EPISODE_BEAN_LIMIT:
+        raise ValueError(f"rule fields {fields} let one hand move up to {hand_bound:,} beans per seat; over "
+                         f"match_hands={match_hands} that could pass 2**62 beans and overflow int64: lower them")
 
 
 def _is_int(value: Any) -> bool:

@@ -63,7 +63,9 @@ a few `bean_scale`).
 
 To read one observation as text: `mjenv.describe.describe_observation(obs["observation"],
 env.unwrapped.observer)`, or create the env with `render_mode="seat"` and call `env.render()`
-(the view of the seat to act).
+(the view of the seat to act). Both work on the Gymnasium views too (`gymnasium.make(...,
+render_mode="seat")`: the learning seat's view; `gymnasium.make_vec(..., render_mode="seat")`: a
+tuple of one text per table), and on uint8 observations.
 
 ## Blood battle (`blood_battle_v0`, {bb.planes} × {bb.width}, encoder v{bb.version})
 

@@ -23,8 +23,8 @@ from gymnasium import spaces
 
 from . import games
 from .actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
-from .config import (BloodBattleRules, JoyMahjongRules, blood_battle_rules, joy_mahjong_rules,
-                     load_rules_file)
+from .config import (BloodBattleRules, JoyMahjongRules, blood_battle_rules, check_episode_beans,
+                     joy_mahjong_rules, load_rules_file)
 from .encoding import BloodBattleObserver, JoyMahjongObserver, check_observation_dtype
 from .engine import blood_battle as blood_battle_engine
 from .engine import joy_mahjong as joy_mahjong_engine
@@ -106,6 +106,13 @@ class GameRules:
     def make_rules(self, preset: str, room: str | None, overrides: dict[str, Any]) -> Any:
         raise NotImplementedError
 
+    bound_fields: str
+    """The rule fields that one hand's bean bound grows with (named when it is too large)."""
+
+    def bean_bound(self, rules: Any) -> int:
+        """More beans than one seat can win or lose in one hand of ``rules``."""
+        raise NotImplementedError
+
     def observer(self, rules: Any) -> Any:
         """The encoder of a table of ``rules`` (its bean scale, bounds and rule flags)."""
         raise NotImplementedError
@@ -122,6 +129,11 @@ class BloodBattle(GameRules):
         if room is not None:  # not a blood-battle field: refused by name, as any unknown field
             overrides = {**overrides, "room": room}
         return blood_battle_rules(preset, **overrides)
+
+    bound_fields = "room_coefficient, base_points, cap_fan, the kong and flower-pig units, rake and the escape fields"
+
+    def bean_bound(self, r: BloodBattleRules) -> int:
+        return blood_battle_bean_bound(r)
 
     def observer(self, r: BloodBattleRules) -> BloodBattleObserver:
         scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
@@ -160,6 +172,11 @@ class JoyMahjong(GameRules):
             overrides = {**overrides, "room": room}
         return joy_mahjong_rules(preset, **overrides)
 
+    bound_fields = "room_coefficient, rake and escape_x"
+
+    def bean_bound(self, r: JoyMahjongRules) -> int:
+        return joy_mahjong_bean_bound(r)
+
     def observer(self, r: JoyMahjongRules) -> JoyMahjongObserver:
         scale = 4 * self.SCALE_BASE[r.room] * r.room_coefficient
         held = None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale
@@ -192,6 +209,7 @@ def spec(game: str, preset: str | None = None, *, room: str | None = None, rules
     preset, rules = kind.rules(preset, rules_file, room, rule_overrides)
     if not (isinstance(match_hands, int) and match_hands >= 1):
         raise ValueError(f"match_hands must be an int >= 1, got {match_hands!r}")
+    check_episode_beans(kind.bean_bound(rules), match_hands, kind.bound_fields)  # no int64 overflow
     check_illegal_action_mode(illegal_action)
     check_observation_dtype(observation_dtype)
     observer = kind.observer(rules)

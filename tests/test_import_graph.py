@@ -52,8 +52,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("arena", ("agents.arena.*",)),
     # What people and toolkits call: the command line, playing in the terminal, the toolkit views,
     # and the deprecated paths of moved names (mjenv.wrappers, mjenv.rllib_env).
-    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.integrations.*", "mjenv.wrappers",
-             "mjenv.rllib_env")),
+    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.warmup", "mjenv.integrations.*",
+             "mjenv.wrappers", "mjenv.rllib_env")),
     # The trainer.
     ("train", ("train.*",)),
 )

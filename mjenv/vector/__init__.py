@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .backend import Backend
-from .cache import drop_stale_cache
+from .cache import announce_first_compile, drop_stale_cache
 from .factory import available_memory, make
 from .sampling import random_actions
 from .self_play import SelfPlayVectorEnv
@@ -31,6 +31,7 @@ def _drop_stale_cache() -> None:
 
 
 _drop_stale_cache()
+announce_first_compile()
 
 __all__ = ["Backend", "SelfPlayVectorEnv", "available_memory", "make", "random_actions"]
 
