@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 import jsonargparse
 import yaml
 
-from agents.neural import ARCH_BOUNDS
+from agents.checkpoint import ARCH_BOUNDS
 from mjenv.games import GAME_NAMES
 
 MAX_SEED = 2**63 - 1
