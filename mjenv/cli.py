@@ -71,7 +71,8 @@ _GAME = _options_parser()
 _GAME.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
 _VARIANT = _options_parser()
 _VARIANT.add_argument("--preset", choices=_PRESETS,
-                      help="rule preset (blood_battle: happy (default), qq; joy_mahjong: standard)")
+                      help="blood_battle: rule preset, happy (default) or qq (joy_mahjong has one, standard, "
+                           "its default; its tables differ by --room)")
 _VARIANT.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
                       help="joy_mahjong: room, popular (default), eight_fan or no_fan")
 _MODE = _options_parser()
