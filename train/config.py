@@ -12,18 +12,21 @@ run's ``config.yaml`` as the base and refuses flags that would change the networ
 (:data:`FIXED_ON_RESUME`).
 """
 
+import argparse
 import dataclasses
 import math
 import re
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import jsonargparse
 import yaml
 
 from agents.checkpoint import ARCH_BOUNDS
 from mjenv.games import GAME_NAMES
+
+if TYPE_CHECKING:
+    import jsonargparse
 
 MAX_SEED = 2**63 - 1
 
@@ -253,9 +256,6 @@ FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "
 seed the streams the checkpoint continues. (Other changes that alter the network, e.g. env_options that change the
 observation planes, fail the checkpoint's architecture check before any file is written.)"""
 
-jsonargparse.set_parsing_settings(docstring_parse_attribute_docstrings=True)  # the field docstrings are the help
-
-
 def field_docs() -> dict[str, str]:
     """The docstring under each field of TrainConfig (``--help`` shows them)."""
     return {a.dest: " ".join(a.help.split()) for a in build_parser()._actions if a.dest in HINTS}
@@ -348,8 +348,11 @@ def _flag(name: str) -> str:
     return f"--{name.replace('_', '-')}"
 
 
-def build_parser() -> jsonargparse.ArgumentParser:
+def build_parser() -> "jsonargparse.ArgumentParser":
     """``python -m train`` arguments: --config, --resume and one ``--field-name`` per config field."""
+    import jsonargparse  # here: 0.3 s of imports that rollout workers, which import this module, never need
+
+    jsonargparse.set_parsing_settings(docstring_parse_attribute_docstrings=True)  # the field docstrings are the help
     parser = jsonargparse.ArgumentParser(
         prog="python -m train", exit_on_error=False,
         description="PPO self-play for the mjenv games. Values: defaults < --config file < --field flags.")
@@ -370,9 +373,10 @@ def build_parser() -> jsonargparse.ArgumentParser:
 def parse_args(argv: list[str] | None = None) -> tuple[TrainConfig, str | None]:
     """The resolved config and the run directory to resume (or None) from command-line arguments;
     a ValueError naming the flag or field otherwise."""
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv, defaults=False).as_dict()  # only the flags given
-    except jsonargparse.ArgumentError as exc:  # 'Parser key "workers":\n  Expected a <class 'int'>. ...'
+        args = parser.parse_args(argv, defaults=False).as_dict()  # only the flags given
+    except argparse.ArgumentError as exc:  # 'Parser key "workers":\n  Expected a <class 'int'>. ...'
         message = re.sub(r'Parser key "(\w+)":', lambda m: f"argument {_flag(m[1])}:", " ".join(str(exc).split()))
         raise ValueError(message) from None
     config_path, resume = args.pop("config", None), args.pop("resume", None)
