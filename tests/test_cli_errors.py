@@ -67,3 +67,37 @@ def test_output_piped_into_head_ends_quietly() -> None:
         assert out.readline()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == "", err
+
+
+def test_the_game_options_are_declared_once_with_one_set_of_choices() -> None:
+    from mjenv import games
+    from mjenv.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    seen: dict[str, set] = {}
+    for name, parser in commands.items():
+        for action in parser._actions:
+            if action.dest in ("game", "preset", "room", "mode", "rule"):
+                seen.setdefault(action.dest, set()).add((name, tuple(action.choices or ())))
+    by_option = {dest: {choices for _, choices in found} for dest, found in seen.items()}
+    # Where argparse checks --game it offers every game; score checks the name itself (an unknown game is
+    # a bad hand's kind of error there), bench takes either game's variant as --preset, warmup a list of games.
+    assert by_option["game"] == {games.GAME_NAMES, ()}
+    assert {name for name, choices in seen["game"] if not choices} == {"score"}
+    assert by_option["room"] == {games.GAMES["joy_mahjong"].variants}
+    assert by_option["preset"] == {("happy", "qq", "standard"), ()}
+    assert {name for name, choices in seen["preset"] if not choices} == {"bench"}
+    assert by_option["mode"] == {("blood", "classic")}
+    assert {name for name, _ in seen["rule"]} == {"score", "eval", "play"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "--preset", "standard"], "mjenv demo: error: "),  # the joy preset at a blood-battle table
+    (["ladder", "--game", "joy_mahjong", "--preset", "standard"], "mjenv ladder: error: "),
+    (["score", "--hand", "11224444557799m", "--win-tile", "9m", "--game", "go"], "mjenv score: error: unknown game"),
+])
+def test_bad_input_found_by_a_handler_is_one_line_and_exit_2(argv: list[str], message: str,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err, err

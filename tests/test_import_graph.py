@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kernels", ("agents.compiled.*",)),
     # The policies: the protocol, the readable baselines, the network and its checkpoints.
     ("policies", ("agents.base", "agents.features", "agents.heuristic", "agents.heuristic_joy",
-                  "agents.lookahead", "agents.lookahead_joy", "agents.neural")),
+                  "agents.lookahead", "agents.lookahead_joy", "agents.checkpoint", "agents.neural")),
     # Policies by name: the registry imports the policies, never the reverse.
     ("registry", ("agents.registry", "agents")),
     # The evaluation wing (duplicate protocol, both arenas, statistics, compare, levels).
