@@ -14,6 +14,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from .rules import items as item_rules
+
 
 @dataclass(frozen=True)
 class BloodBattleRules:
@@ -63,9 +65,18 @@ class BloodBattleRules:
     """B4: beans each seat holds at the start of an episode (one int, or four); None: unlimited."""
     min_beans: int = 0
     """B4: 场次下限; in a match, a seat below it after a hand ends the match. Needs ``bankroll``."""
+    items: Any = None
+    """S17: items (道具) each seat holds at the start of a hand: an int (that many of each), a
+    mapping item -> count, or four mappings (one per seat); None: off. Kept as four tuples of
+    counts in :data:`mjenv.rules.items.ITEMS` order; adds the item actions after the others."""
+    qiankun_tiles: int = 10
+    """S17.3, with ``items``: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)."""
+    qianliyan_parts: int = 4
+    """S17.6, with ``items``: the equal parts of the live wall 千里眼 tells apart (1-55)."""
 
     def __post_init__(self) -> None:
-        _check_options(self, _BLOOD_OPTIONAL)
+        object.__setattr__(self, "items", item_rules.inventory(self.items))
+        _check_options(self, {**_BLOOD_OPTIONAL, "items": ""})
         _check_choice(self, "mode", ("blood", "classic"))
         _check_choice(self, "escape_rule", ("happy", "qq"))
         _check_choice(self, "self_draw_bonus", ("add_fan", "add_base", "none"))
@@ -84,6 +95,12 @@ class BloodBattleRules:
                     raise ValueError(f"rule field {name!r} belongs to escape_rule='happy' (扣豆 and 赔偿); "
                                      f"escape_rule='qq' pays 16倍 and has no {name}")
         _check_balances(self)
+        item_rules.check_range("qiankun_tiles", self.qiankun_tiles, item_rules.QIANKUN_TILES)
+        item_rules.check_range("qianliyan_parts", self.qianliyan_parts, item_rules.QIANLIYAN_PARTS)
+        if self.items is None:
+            for name, default in (("qiankun_tiles", 10), ("qianliyan_parts", 4)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"rule field {name!r} applies only with items (S17); set items or leave {name} out")
 
     @property
     def flower_pig_points(self) -> int:
@@ -191,6 +208,8 @@ def _check_options(obj: Any, optional: Mapping[str, str]) -> None:
     ints, a list of four read as a tuple), every other field against its default's type."""
     for name, what in optional.items():
         value = getattr(obj, name)
+        if name == "items":  # checked by mjenv.rules.items.inventory
+            continue
         if isinstance(value, list) and name == "bankroll":
             value = tuple(value)
             object.__setattr__(obj, name, value)  # YAML and JSON give lists; the rules keep a tuple
@@ -302,6 +321,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
     "escape": ("escape", "escape_rule", "escape_factor", "escape_min_penalty", "escape_min_compensation",
                "escape_x"),
     "bankroll": ("bankroll", "min_beans"),
+    "items": ("items", "qiankun_tiles", "qianliyan_parts"),
 }
 """Rule fields that only act when their group's switch (the key: ``escape`` true, ``bankroll``
 set) is on; :func:`as_dict` leaves a group out while it is off."""
@@ -318,4 +338,6 @@ def as_dict(rules: Any) -> dict[str, Any]:
                 out.pop(name, None)
     if isinstance(out.get("bankroll"), tuple):
         out["bankroll"] = list(out["bankroll"])
+    if out.get("items") is not None:  # four mappings, which build the same rules
+        out["items"] = [dict(zip(item_rules.ITEMS, counts)) for counts in out["items"]]
     return out
