@@ -14,8 +14,6 @@ from typing import Any, Mapping
 
 import yaml
 
-from .rules import items as item_rules
-
 
 @dataclass(frozen=True)
 class BloodBattleRules:
@@ -75,7 +73,7 @@ class BloodBattleRules:
     """S17.6, with ``items``: the equal parts of the live wall 千里眼 tells apart (1-55)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "items", item_rules.inventory(self.items))
+        object.__setattr__(self, "items", item_inventory(self.items))
         _check_options(self, {**_BLOOD_OPTIONAL, "items": ""})
         _check_choice(self, "mode", ("blood", "classic"))
         _check_choice(self, "escape_rule", ("happy", "qq"))
@@ -95,8 +93,8 @@ class BloodBattleRules:
                     raise ValueError(f"rule field {name!r} belongs to escape_rule='happy' (扣豆 and 赔偿); "
                                      f"escape_rule='qq' pays 16倍 and has no {name}")
         _check_balances(self)
-        item_rules.check_range("qiankun_tiles", self.qiankun_tiles, item_rules.QIANKUN_TILES)
-        item_rules.check_range("qianliyan_parts", self.qianliyan_parts, item_rules.QIANLIYAN_PARTS)
+        check_int_range("qiankun_tiles", self.qiankun_tiles, QIANKUN_TILES)
+        check_int_range("qianliyan_parts", self.qianliyan_parts, QIANLIYAN_PARTS)
         if self.items is None:
             for name, default in (("qiankun_tiles", 10), ("qianliyan_parts", 4)):
                 if getattr(self, name) != default:
@@ -196,6 +194,57 @@ _BLOOD_OPTIONAL = {"escape_min_penalty": "an int >= 0 or None", "escape_min_comp
 _JOY_OPTIONAL = {"escape_x": "an int >= 1 or None",
                  "bankroll": "an int >= 0, four ints >= 0 (one per seat) or None"}
 """Fields whose default is None (off), and what they accept."""
+
+
+# ------------------------------------------------------------------ items (S17)
+
+ITEMS = ("qiankun", "toutian", "yihua", "qianliyan", "shunfeng")
+"""S17.3-S17.7, in action order: 乾坤大挪移, 偷天换日, 移花接木, 千里眼, 顺风耳 (金手指 is cosmetic, S17.9)."""
+MAX_ITEM_COUNT = 99
+"""The most of one item a seat may hold (a bound for the inventory planes)."""
+QIANKUN_TILES = (1, 13)
+"""S17.3: ``qiankun_tiles`` between these (a dealt hand has 13 tiles)."""
+QIANLIYAN_PARTS = (1, 55)
+"""S17.6: ``qianliyan_parts`` between these (the live wall holds at most 55 tiles after the deal)."""
+
+
+def _item_counts(value: Any, where: str) -> tuple[int, ...]:
+    """Five counts from an int (that many of each) or a mapping item -> count (others 0)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(map(str, set(value) - set(ITEMS)))
+        if unknown:
+            raise ValueError(f"rule field 'items'{where}: unknown item(s) {unknown}; items are {', '.join(ITEMS)} "
+                             f"(金手指 is cosmetic and not modelled, S17.9)")
+        counts = tuple(value.get(name, 0) for name in ITEMS)
+    else:
+        counts = (value,) * len(ITEMS)
+    for name, n in zip(ITEMS, counts):
+        if not (isinstance(n, int) and not isinstance(n, bool)) or not 0 <= n <= MAX_ITEM_COUNT:
+            raise ValueError(f"rule field 'items'{where}: the count of {name} must be an int 0-{MAX_ITEM_COUNT}, got {n!r}")
+    return counts
+
+
+def item_inventory(value: Any) -> tuple[tuple[int, ...], ...] | None:
+    """S17.1: the per-seat counts ``((5 counts) x 4 seats)`` of the rule field ``items``: None (off),
+    an int (that many of each item), a mapping item -> count, or four such mappings (one per seat)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        if len(value) != 4 or not all(isinstance(v, (Mapping, int)) for v in value):
+            raise ValueError(f"rule field 'items' must be an int, a mapping item -> count or four mappings "
+                             f"(one per seat), got {value!r}")
+        return tuple(_item_counts(v, f"[{seat}]") for seat, v in enumerate(value))
+    if isinstance(value, Mapping) or (isinstance(value, int) and not isinstance(value, bool)):
+        return (_item_counts(value, ""),) * 4
+    raise ValueError(f"rule field 'items' must be None, an int, a mapping item -> count or four mappings, "
+                     f"got {type(value).__name__} {value!r}")
+
+
+def check_int_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
+    """A ValueError naming the rule field unless ``value`` is an int within ``bounds``."""
+    if not (isinstance(value, int) and not isinstance(value, bool)) or not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"rule field {name!r} must be an int {bounds[0]}-{bounds[1]}, got {value!r}")
+
 
 
 def _is_int(value: Any) -> bool:
@@ -339,5 +388,5 @@ def as_dict(rules: Any) -> dict[str, Any]:
     if isinstance(out.get("bankroll"), tuple):
         out["bankroll"] = list(out["bankroll"])
     if out.get("items") is not None:  # four mappings, which build the same rules
-        out["items"] = [dict(zip(item_rules.ITEMS, counts)) for counts in out["items"]]
+        out["items"] = [dict(zip(ITEMS, counts)) for counts in out["items"]]
     return out

@@ -7,59 +7,14 @@ The wall is the list of kinds the engine holds; its live part is ``wall[head:tai
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
-ITEMS = ("qiankun", "toutian", "yihua", "qianliyan", "shunfeng")
-"""S17.3-S17.7, in action order: 乾坤大挪移, 偷天换日, 移花接木, 千里眼, 顺风耳 (金手指 is cosmetic, S17.9)."""
+from ..config import ITEMS
+
 QIANKUN, TOUTIAN, YIHUA, QIANLIYAN, SHUNFENG = range(len(ITEMS))
-MAX_COUNT = 99
-"""The most of one item a seat may hold (a bound for the inventory planes)."""
-QIANKUN_TILES = (1, 13)
-"""S17.3: ``qiankun_tiles`` between these (a dealt hand has 13 tiles)."""
-QIANLIYAN_PARTS = (1, 55)
-"""S17.6: ``qianliyan_parts`` between these (the live wall holds at most 55 tiles after the deal)."""
-
-Inventory = tuple[tuple[int, ...], ...]
-
-
-def _counts(value: Any, where: str) -> tuple[int, ...]:
-    """Five counts from an int (that many of each) or a mapping item -> count (others 0)."""
-    if isinstance(value, Mapping):
-        unknown = sorted(map(str, set(value) - set(ITEMS)))
-        if unknown:
-            raise ValueError(f"rule field 'items'{where}: unknown item(s) {unknown}; items are {', '.join(ITEMS)} "
-                             f"(金手指 is cosmetic and not modelled, S17.9)")
-        counts = tuple(value.get(name, 0) for name in ITEMS)
-    else:
-        counts = (value,) * len(ITEMS)
-    for name, n in zip(ITEMS, counts):
-        if not (isinstance(n, int) and not isinstance(n, bool)) or not 0 <= n <= MAX_COUNT:
-            raise ValueError(f"rule field 'items'{where}: the count of {name} must be an int 0-{MAX_COUNT}, got {n!r}")
-    return counts
-
-
-def inventory(value: Any) -> Inventory | None:
-    """S17.1: the per-seat counts ``((5 counts) x 4 seats)`` of the rule field ``items``: None (off),
-    an int (that many of each item), a mapping item -> count, or four such mappings (one per seat)."""
-    if value is None:
-        return None
-    if isinstance(value, (list, tuple)):
-        if len(value) != 4 or not all(isinstance(v, (Mapping, int)) for v in value):
-            raise ValueError(f"rule field 'items' must be an int, a mapping item -> count or four mappings "
-                             f"(one per seat), got {value!r}")
-        return tuple(_counts(v, f"[{seat}]") for seat, v in enumerate(value))
-    if isinstance(value, Mapping) or (isinstance(value, int) and not isinstance(value, bool)):
-        return (_counts(value, ""),) * 4
-    raise ValueError(f"rule field 'items' must be None, an int, a mapping item -> count or four mappings, "
-                     f"got {type(value).__name__} {value!r}")
-
-
-def check_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
-    """A ValueError naming the rule field unless ``value`` is an int within ``bounds``."""
-    if not (isinstance(value, int) and not isinstance(value, bool)) or not bounds[0] <= value <= bounds[1]:
-        raise ValueError(f"rule field {name!r} must be an int {bounds[0]}-{bounds[1]}, got {value!r}")
+"""S17.3-S17.7: the items' indices, in action order."""
 
 
 def qiankun_wall(wall: Sequence[int], dealer: int, users: Sequence[int], n_suited: int,
