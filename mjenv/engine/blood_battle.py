@@ -6,10 +6,13 @@ adds what only the
 blood battle has: 定缺 (the ``void`` phase, S2), the masks of S2–S6 and S13, 一炮多响 (S4),
 kong payments (S5), the Sichuan fans (S7–S12), play on after a win (S14), the exhaustive
 draw checks (S15) and, with the rule option ``escape``, escapes (S16: ``happy`` plays on without
-the escaper, ``qq`` ends the hand). It knows nothing about PettingZoo.
+the escaper, ``qq`` ends the hand); with the rule option ``items``, the items (S17: the rules in
+:mod:`mjenv.rules.items`, sequenced here). It knows nothing about PettingZoo.
 
 Phases: ``void`` (定缺, S2), ``turn`` (own decision after a draw or a 碰), ``claim`` (seats asked
-in turn order about a discard, S4), ``rob`` (seats asked about robbing a 面下杠, S6), ``over``.
+in turn order about a discard, S4), ``rob`` (seats asked about robbing a 面下杠, S6), ``over``;
+with ``items``, ``qiankun`` (the pre-deal 乾坤大挪移 decisions), ``give`` and ``name`` (an item's
+follow-up decisions: the kind to give, the kind to name, S17.2).
 """
 
 from __future__ import annotations
@@ -90,21 +93,23 @@ class BloodBattleGame(GameCore):
 
     def _new_turn(self) -> None:
         """A seat's turn starts (a draw or a 碰): every item may be used once again (S17.2)."""
-        if self.items:
-            self.turn_used = [False] * len(item_rules.ITEMS)
-            self.swapped = False
+        self.turn_used = [False] * len(item_rules.ITEMS)
+        self.swapped = False
 
     def _draw_head(self, s: int) -> int:
-        self._new_turn()
+        if self.items:
+            self._new_turn()
         return super()._draw_head(s)
 
     def _replacement(self, s: int) -> None:
-        self._new_turn()
+        if self.items:
+            self._new_turn()
         super()._replacement(s)
 
     def _claim_pong(self, caller: int, src: int, k: int) -> None:
         super()._claim_pong(caller, src, k)
-        self._new_turn()
+        if self.items:
+            self._new_turn()
 
     def shunfeng_tile(self, seat: int) -> int:
         """S17.7: the kind ``seat`` heard with 顺风耳 while the knowledge holds (not drawn, not
