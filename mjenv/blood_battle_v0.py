@@ -6,12 +6,14 @@ Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``;
 Parallel API            ``blood_battle_v0.parallel_env(**options)``: every seat that must decide acts in one
                         step (定缺 of all four, a claim or rob window); the others' mask is PASS alone (below)
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
-Action space            ``Discrete(62)``, the same for every seat (see below); ``Discrete(63)`` with ``escape``
+Action space            ``Discrete(62)``, the same for every seat (see below); ``Discrete(63)`` with ``escape``;
+                        +59 with ``items`` (121, or 122 with ``escape``)
 Observation space       ``Dict(observation=Box(low, high, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``;
                         finite bounds per plane: ``docs/observations.md``; +4 planes each with
-                        ``escape`` (``escaped``) and ``bankroll`` (``balance``): up to (81, 27)
+                        ``escape`` (``escaped``) and ``bankroll`` (``balance``): up to (81, 27); +40
+                        planes with ``items`` (up to (121, 27))
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order; +4 planes
-                        each with ``escape`` and ``bankroll``
+                        each with ``escape`` and ``bankroll``; +46 with ``items``
 Rewards                 bean deltas (欢乐豆) at the step they happen (B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
@@ -22,7 +24,7 @@ Backend                 ``backend="reference"`` (default: the readable engine, t
                         step for step, faster; no ``ansi``/``human`` render, ``log_path`` or ``parallel_env``)
 ======================  =====================================================================
 
-Rule IDs (S1–S15, B1–B2) are anchors of ``docs/rules-blood-battle.md``.
+Rule IDs (S1–S17, B1–B4) are anchors of ``docs/rules-blood-battle.md``.
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or
 ``classic`` (first win ends the hand); any field of :class:`mjenv.config.BloodBattleRules` by
@@ -52,6 +54,10 @@ qq: ``"qq"``)                           the table (S16.1). ``qq``: the hand ends
                                         payment takes a seat below 0 (a short payer pays what it holds,
                                         split in the ratio owed); balances carry over a match
 ``min_beans`` (0)                       B4: 场次下限; a seat below it after a hand ends the match
+``items`` (None)                        S17 (§11): items (道具) per seat and hand: an int, item -> count
+                                        or four mappings; the readable engine only for now
+``qiankun_tiles`` (10)                  S17.3: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)
+``qianliyan_parts`` (4)                 S17.6: equal parts of the live wall 千里眼 tells apart (1-55)
 ======================================  ==============================================================
  ``reset(seed, options)`` accepts ``wall``
 (108 kinds, head first) and ``dealer`` (0-3) for the first hand; a bad seed or option raises
@@ -64,6 +70,9 @@ before anything changes.
     54 碰 · 55 直杠 (kong on the discard) · 56 胡 · 57 抢杠胡 · 58 pass (过)
     [59, 62)  定缺 void suit m, p, s
     62        escape (逃跑/强退), only with ``escape=True``
+    with ``items`` (S17), from I = 62 (63 with escape): [I, I+5) use 乾坤大挪移 (before the deal;
+    keeping it is pass), 偷天换日, 移花接木, 千里眼, 顺风耳 (own turn, before the discard);
+    [I+5, I+32) give kind k; [I+32, I+59) name kind k (the two follow-up decisions, own masks)
 
 **Action mask.** ``int8``; only the seat to act has ones. 定缺 phase: the three suits. Own
 turn: 胡 when the hand wins (never while holding a void tile); discards, limited to the void
@@ -80,8 +89,9 @@ own hand, drawn tile, the claimable tile, each seat's melds, discards (counts an
 void suits once all four are chosen, wins and winning tiles, 暗杠 counts, dealer, beans, the
 observer's seat, the phase, the wall count, whether the current draw is a kong replacement,
 and the rule flags that change play (add_base bonus, 杠上炮 transfer, forced win, classic mode);
-with ``escape``, who has escaped; with ``bankroll``, every seat's balance / bean_scale. Seat-relative
-order.
+with ``escape``, who has escaped; with ``bankroll``, every seat's balance / bean_scale; with
+``items``, the own inventory, every seat's uses this hand, the item step, and the seat's private
+knowledge (顺风耳's tile, 千里眼's answers). Seat-relative order.
 
 **Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
 ``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
@@ -125,7 +135,8 @@ finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the `
 the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
 ``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`);
 ``backend="compiled"``, the same env on the compiled engine (:mod:`mjenv.compiled_table`), the
-readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`).
+readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`);
+the ``items`` option (S17, off by default: the default spaces are unchanged; readable engine only).
 """
 
 from __future__ import annotations

@@ -63,9 +63,18 @@ class BloodBattleRules:
     """B4: beans each seat holds at the start of an episode (one int, or four); None: unlimited."""
     min_beans: int = 0
     """B4: 场次下限; in a match, a seat below it after a hand ends the match. Needs ``bankroll``."""
+    items: Any = None
+    """S17: items (道具) each seat holds at the start of a hand: an int (that many of each), a
+    mapping item -> count, or four mappings (one per seat); None: off. Kept as four tuples of
+    counts in :data:`mjenv.rules.items.ITEMS` order; adds the item actions after the others."""
+    qiankun_tiles: int = 10
+    """S17.3, with ``items``: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)."""
+    qianliyan_parts: int = 4
+    """S17.6, with ``items``: the equal parts of the live wall 千里眼 tells apart (1-55)."""
 
     def __post_init__(self) -> None:
-        _check_options(self, _BLOOD_OPTIONAL)
+        object.__setattr__(self, "items", item_inventory(self.items))
+        _check_options(self, {**_BLOOD_OPTIONAL, "items": ""})
         _check_limits(self, BLOOD_LIMITS)
         _check_choice(self, "mode", ("blood", "classic"))
         _check_choice(self, "escape_rule", ("happy", "qq"))
@@ -85,6 +94,12 @@ class BloodBattleRules:
                     raise ValueError(f"rule field {name!r} belongs to escape_rule='happy' (扣豆 and 赔偿); "
                                      f"escape_rule='qq' pays 16倍 and has no {name}")
         _check_balances(self)
+        check_int_range("qiankun_tiles", self.qiankun_tiles, QIANKUN_TILES)
+        check_int_range("qianliyan_parts", self.qianliyan_parts, QIANLIYAN_PARTS)
+        if self.items is None:
+            for name, default in (("qiankun_tiles", 10), ("qianliyan_parts", 4)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"rule field {name!r} applies only with items (S17); set items or leave {name} out")
 
     @property
     def flower_pig_points(self) -> int:
@@ -219,6 +234,57 @@ def check_episode_beans(hand_bound: int, match_hands: int, fields: str) -> None:
                          f"match_hands={match_hands} that could pass 2**62 beans and overflow int64: lower them")
 
 
+# ------------------------------------------------------------------ items (S17)
+
+ITEMS = ("qiankun", "toutian", "yihua", "qianliyan", "shunfeng")
+"""S17.3-S17.7, in action order: 乾坤大挪移, 偷天换日, 移花接木, 千里眼, 顺风耳 (金手指 is cosmetic, S17.9)."""
+MAX_ITEM_COUNT = 99
+"""The most of one item a seat may hold (a bound for the inventory planes)."""
+QIANKUN_TILES = (1, 13)
+"""S17.3: ``qiankun_tiles`` between these (a dealt hand has 13 tiles)."""
+QIANLIYAN_PARTS = (1, 55)
+"""S17.6: ``qianliyan_parts`` between these (the live wall holds at most 55 tiles after the deal)."""
+
+
+def _item_counts(value: Any, where: str) -> tuple[int, ...]:
+    """Five counts from an int (that many of each) or a mapping item -> count (others 0)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(map(str, set(value) - set(ITEMS)))
+        if unknown:
+            raise ValueError(f"rule field 'items'{where}: unknown item(s) {unknown}; items are {', '.join(ITEMS)} "
+                             f"(金手指 is cosmetic and not modelled, S17.9)")
+        counts = tuple(value.get(name, 0) for name in ITEMS)
+    else:
+        counts = (value,) * len(ITEMS)
+    for name, n in zip(ITEMS, counts):
+        if not (isinstance(n, int) and not isinstance(n, bool)) or not 0 <= n <= MAX_ITEM_COUNT:
+            raise ValueError(f"rule field 'items'{where}: the count of {name} must be an int 0-{MAX_ITEM_COUNT}, got {n!r}")
+    return counts
+
+
+def item_inventory(value: Any) -> tuple[tuple[int, ...], ...] | None:
+    """S17.1: the per-seat counts ``((5 counts) x 4 seats)`` of the rule field ``items``: None (off),
+    an int (that many of each item), a mapping item -> count, or four such mappings (one per seat)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        if len(value) != 4 or not all(isinstance(v, (Mapping, int)) for v in value):
+            raise ValueError(f"rule field 'items' must be an int, a mapping item -> count or four mappings "
+                             f"(one per seat), got {value!r}")
+        return tuple(_item_counts(v, f"[{seat}]") for seat, v in enumerate(value))
+    if isinstance(value, Mapping) or (isinstance(value, int) and not isinstance(value, bool)):
+        return (_item_counts(value, ""),) * 4
+    raise ValueError(f"rule field 'items' must be None, an int, a mapping item -> count or four mappings, "
+                     f"got {type(value).__name__} {value!r}")
+
+
+def check_int_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
+    """A ValueError naming the rule field unless ``value`` is an int within ``bounds``."""
+    if not (isinstance(value, int) and not isinstance(value, bool)) or not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"rule field {name!r} must be an int {bounds[0]}-{bounds[1]}, got {value!r}")
+
+
+
 def _is_int(value: Any) -> bool:
     """An int that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -229,6 +295,8 @@ def _check_options(obj: Any, optional: Mapping[str, str]) -> None:
     ints, a list of four read as a tuple), every other field against its default's type."""
     for name, what in optional.items():
         value = getattr(obj, name)
+        if name == "items":  # checked by mjenv.rules.items.inventory
+            continue
         if isinstance(value, list) and name == "bankroll":
             value = tuple(value)
             object.__setattr__(obj, name, value)  # YAML and JSON give lists; the rules keep a tuple
@@ -340,6 +408,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
     "escape": ("escape", "escape_rule", "escape_factor", "escape_min_penalty", "escape_min_compensation",
                "escape_x"),
     "bankroll": ("bankroll", "min_beans"),
+    "items": ("items", "qiankun_tiles", "qianliyan_parts"),
 }
 """Rule fields that only act when their group's switch (the key: ``escape`` true, ``bankroll``
 set) is on; :func:`as_dict` leaves a group out while it is off."""
@@ -356,4 +425,6 @@ def as_dict(rules: Any) -> dict[str, Any]:
                 out.pop(name, None)
     if isinstance(out.get("bankroll"), tuple):
         out["bankroll"] = list(out["bankroll"])
+    if out.get("items") is not None:  # four mappings, which build the same rules
+        out["items"] = [dict(zip(ITEMS, counts)) for counts in out["items"]]
     return out

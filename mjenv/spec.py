@@ -57,7 +57,8 @@ class GameSpec:
     rules: Any
     """The validated rules object of :mod:`mjenv.config`."""
     layout: ActionLayout
-    """The action layout, with ESCAPE when the rules have ``escape``."""
+    """The action layout, with ESCAPE when the rules have ``escape`` and the item actions with
+    ``items`` (S17)."""
     observer: Any
     """The encoder of :mod:`mjenv.encoding`, sized and scaled for these rules."""
     script_keys: tuple[str, ...]
@@ -144,6 +145,7 @@ class BloodBattle(GameRules):
             bean_bound=blood_battle_bean_bound(r) / scale,
             escape=r.escape,
             balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale,
+            items=None if r.items is None else max(map(max, r.items)), qianliyan_parts=r.qianliyan_parts,
         )
 
     def new_game(self, spec: GameSpec, seed: int, hand_index: int, previous: BloodBattleGame | None,
@@ -218,7 +220,8 @@ def spec(game: str, preset: str | None = None, *, room: str | None = None, rules
     if isinstance(illegal_reward, bool) or not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
                                                 and math.isfinite(illegal_reward)):
         raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
-    return GameSpec(game, preset, rules, kind.layout.with_escape(rules.escape), observer, kind.script_keys,
+    items = getattr(rules, "items", None) is not None  # S17: blood battle only
+    return GameSpec(game, preset, rules, kind.layout.with_options(rules.escape, items), observer, kind.script_keys,
                     match_hands, illegal_action, float(illegal_reward), observation_dtype)
 
 

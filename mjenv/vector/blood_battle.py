@@ -115,6 +115,9 @@ class BloodBattleBackend(CompiledBackend):
 
     def __init__(self, num_envs: int, spec: GameSpec | None = None, **options: Any) -> None:
         super().__init__(num_envs, eng.new_state, spec, options)
+        if self.rules.items is not None:  # S17: the readable engine only, for now
+            raise ValueError("the rule option items (S17) is not in the compiled engine yet; "
+                             "play it on blood_battle_v0.env / raw_env (the readable engine)")
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
