@@ -14,9 +14,10 @@ class Policy(Protocol):
     ``observation`` is the env's observation tensor for the seat, ``action_mask`` its int8
     mask. ``rng`` is the only source of randomness, so a seeded arena is deterministic.
 
-    With the rule options ``escape`` and ``bankroll`` the env adds planes after the default ones
-    and ESCAPE as the last action. The heuristics and networks trained without them read the
-    default part (:func:`default_part`) and so never escape; ``random`` escapes like any action.
+    With the rule options ``escape``, ``bankroll`` and ``items`` the env adds planes after the default
+    ones, ESCAPE and the item actions after the default actions. The heuristics and networks trained
+    without them read the default part (:func:`default_part`) and so never escape nor use an item
+    (乾坤大挪移 is kept: its decision offers PASS); ``random`` plays them like any action.
     """
 
     name: str
@@ -42,7 +43,8 @@ class BatchByLoop:
 def default_part(observations: np.ndarray, action_masks: np.ndarray, planes: int,
                  n_actions: int) -> tuple[np.ndarray, np.ndarray]:
     """The default layout's planes and actions of a batch (leading axis) from an env whose rule
-    options add planes after the default ones and ESCAPE after the default actions; a batch of
+    options add planes after the default ones and ESCAPE and the item actions (S17 of
+    docs/rules-blood-battle.md) after the default actions; a batch of
     the default layout (or of any other shape, for the caller to refuse) comes back as it is."""
     obs, masks = np.asarray(observations), np.asarray(action_masks)
     if obs.ndim == 3 and obs.shape[1] > planes:

@@ -39,7 +39,7 @@ from mjenv.actions import BLOOD_BATTLE as L
 from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver
 from mjenv.melds import Meld
-from mjenv.rules.sichuan import WinContext, score_win
+from mjenv.rules.blood_battle import WinContext, score_win
 from mjenv.tiles import N_SUIT_KINDS
 
 from .base import batch_arrays

@@ -27,7 +27,9 @@ observation (what each discard or void does to the shanten and the useful draws,
 under the observation by :meth:`PolicyValueNet.prepare` before the trunk sees it. They cost about
 0.3 ms per decision and let a small network imitate and improve on the heuristic. Waits are valued
 with the network's ``rules``: the trainer passes its env's; a loaded checkpoint uses the rules of
-the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise.
+the ``env_options`` it was trained with, unless ``NeuralPolicy.load(..., rules=)`` says otherwise;
+those options pass the user's validation (types, ranges, upper bounds), and options that name files
+(``rules_file``, ``log_path``) are refused from a checkpoint (:class:`CheckpointError`).
 In Joy Mahjong :func:`agents.lookahead_joy.lookahead_joy` adds 15 planes (the Joy heuristic's
 distance to a win and 受入 after each discard and call; no rules needed).
 
@@ -38,27 +40,18 @@ value; the policy trunk then has no value head of its own. The agent never uses 
 **Masked logits**: illegal actions get ``-1e9`` before any softmax or argmax, so they have
 probability 0 and are never chosen.
 
-**Checkpoints** (written by ``train``): a dict of ``state_dict`` tensors and plain values only, read
-with ``torch.load(weights_only=True)``, with ``sha256``, a checksum of every tensor in it
-(:func:`tensor_checksum`), and ``sha256_all``, a checksum of the whole dict, tensors and plain values
-(:func:`checkpoint_checksum`). :func:`read_checkpoint` turns every bad file into a
-:class:`CheckpointError` naming the file and the reason: not a torch zip archive, not an mjenv
-checkpoint, an ``arch`` with unknown keys or outside :data:`ARCH_BOUNDS` (checked before anything
-is allocated), weights that do not fit the ``arch``, non-finite weights, a checksum that does not
-match (damaged bytes), or a plain field of the wrong type (:data:`FIELDS`). Checkpoints written
-before a checksum existed still load: without ``sha256_all`` (the shipped ones) only the tensors are
-checked against ``sha256``, and without ``sha256`` neither; the field types are checked in all.
+**Checkpoints** (written by ``train``): the format, its checksums and every check on reading are
+in :mod:`agents.checkpoint` (its names are importable from here too); :func:`read_checkpoint` reads
+a policy checkpoint with all of them, the weights checked against a fresh network of the file's
+``arch``, and turns every bad file into a :class:`CheckpointError` naming the file and the reason.
 
 This module imports torch; ``mjenv`` never does.
 """
 
 from __future__ import annotations
 
-import hashlib
-import pickle
-import zipfile
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -70,10 +63,14 @@ from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver, JoyMahjongObserver
 
 from .base import default_part
+# The checkpoint format lives in agents.checkpoint; its names stay importable from here.
+from .checkpoint import (ARCH_BOUNDS, ARCH_FLAGS, CHECKPOINT_FORMAT, CHECKSUM_KEY, FIELDS,  # noqa: F401
+                         FULL_CHECKSUM_KEY, CheckpointError, FieldCheck, arch_bound_problem, check_arch,
+                         check_fields, check_model, checkpoint_checksum, is_count, is_number, is_tensors,
+                         named_tensors, non_finite_tensors, read_verified, tensor_checksum, with_checksums)
 from .lookahead import LOOKAHEAD_PLANES, with_lookahead
 from .lookahead_joy import JOY_LOOKAHEAD_PLANES, with_lookahead_joy
 
-CHECKPOINT_FORMAT = "mjenv.ppo/1"
 LAYOUTS: dict[str, ActionLayout] = {"blood_battle": BLOOD_BATTLE, "joy_mahjong": JOY_MAHJONG}
 N_SUITS = 3
 RANKS = 9
@@ -86,29 +83,6 @@ for _L in LAYOUTS.values():
 DEFAULT_SHAPES = {game: (observer.planes, LAYOUTS[game].n)
                   for game, observer in (("blood_battle", BloodBattleObserver), ("joy_mahjong", JoyMahjongObserver))}
 """Observation planes and actions of each game without the rule options escape and bankroll."""
-
-ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
-                                            "state_planes": (0, 1024)}
-"""Inclusive bounds of the integer ``arch`` fields: at the top, about 60 M parameters (240 MB) per trunk."""
-ARCH_FLAGS = ("lookahead", "escape")
-"""The boolean ``arch`` fields (``game`` is the only other one)."""
-CHECKSUM_KEY = "sha256"
-"""The checksum of the tensors (:func:`tensor_checksum`)."""
-FULL_CHECKSUM_KEY = "sha256_all"
-"""The checksum of the whole checkpoint, tensors and plain values (:func:`checkpoint_checksum`)."""
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read or is not an mjenv PPO checkpoint."""
-
-
-def arch_bound_problem(name: str, value: Any) -> str | None:
-    """Why ``value`` is not allowed for the integer arch field ``name`` (see ARCH_BOUNDS); None if it is."""
-    low, high = ARCH_BOUNDS[name]
-    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
-        return None
-    return f"{name} must be an int in [{low}, {high}], got {value!r}"
-
 
 def lookahead_planes(game: str) -> int:
     """How many look-ahead planes ``lookahead=True`` stacks under a ``game`` observation."""
@@ -291,191 +265,16 @@ def masked_sample(logits: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
 
 
-def named_tensors(node: Any, where: str = "") -> Iterator[tuple[str, torch.Tensor]]:
-    """Every tensor in nested dicts (keys in sorted order) and lists, with its path."""
-    if isinstance(node, torch.Tensor):
-        yield where, node
-    elif isinstance(node, dict):
-        for key in sorted(node, key=str):
-            yield from named_tensors(node[key], f"{where}/{key}")
-    elif isinstance(node, (list, tuple)):
-        for i, item in enumerate(node):
-            yield from named_tensors(item, f"{where}/{i}")
-
-
-def tensor_checksum(payload: dict[str, Any]) -> str:
-    """SHA-256 over every tensor of a checkpoint dict (paths, dtypes, shapes, bytes), its own
-    ``sha256`` excluded; the plain values are guarded by the pickle's own parsing."""
-    digest = hashlib.sha256()
-    for where, tensor in named_tensors({k: v for k, v in payload.items() if k != CHECKSUM_KEY}):
-        flat = tensor.detach().cpu().contiguous().reshape(-1)
-        digest.update(f"{where}|{flat.dtype}|{tuple(tensor.shape)}|".encode())
-        digest.update(flat.view(torch.uint8).numpy().tobytes())
-    return digest.hexdigest()
-
-
-def _plain_lines(node: Any, where: str = "") -> Iterator[str]:
-    """Every container and plain value in nested dicts and lists, one line each with its path and
-    type (tensors are left to :func:`tensor_checksum`)."""
-    if isinstance(node, torch.Tensor):
-        return
-    if isinstance(node, dict):
-        yield f"{where}|{type(node).__name__}|{len(node)}"
-        for key in sorted(node, key=repr):
-            yield from _plain_lines(node[key], f"{where}/{key!r}")
-    elif isinstance(node, (list, tuple)):
-        yield f"{where}|{type(node).__name__}|{len(node)}"
-        for i, item in enumerate(node):
-            yield from _plain_lines(item, f"{where}/{i}")
-    else:
-        yield f"{where}|{type(node).__name__}|{node!r}"
-
-
-def checkpoint_checksum(payload: dict[str, Any], tensors: str | None = None) -> str:
-    """SHA-256 over a whole checkpoint dict: its tensors' checksum (``tensors``, computed when not
-    given) and every plain value with its path and type; its own ``sha256_all`` excluded."""
-    digest = hashlib.sha256((tensors or tensor_checksum(payload)).encode())
-    for line in _plain_lines({k: v for k, v in payload.items() if k != FULL_CHECKSUM_KEY}):
-        digest.update(line.encode() + b"\n")
-    return digest.hexdigest()
-
-
-def with_checksums(payload: dict[str, Any]) -> dict[str, Any]:
-    """``payload`` with both checksums, as checkpoints are written."""
-    out = {k: v for k, v in payload.items() if k not in (CHECKSUM_KEY, FULL_CHECKSUM_KEY)}
-    out[CHECKSUM_KEY] = tensors = tensor_checksum(out)
-    out[FULL_CHECKSUM_KEY] = checkpoint_checksum(out, tensors)
-    return out
-
-
-def is_count(v: Any) -> bool:
-    """An int >= 0 (not a bool)."""
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-def is_number(v: Any) -> bool:
-    """A finite int or float (not a bool)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and bool(np.isfinite(v))
-
-
-def is_tensors(v: Any) -> bool:
-    """A mapping of names to tensors (a state dict)."""
-    return isinstance(v, dict) and all(isinstance(x, torch.Tensor) for x in v.values())
-
-
-FieldCheck = tuple[Callable[[Any], bool], str]
-
-FIELDS: dict[str, FieldCheck] = {
-    "encoder_version": (is_count, "an int >= 0"),
-    "config": (lambda v: isinstance(v, dict), "a mapping of config fields"),
-    "update": (is_count, "an int >= 0"),
-    "global_step": (is_count, "an int >= 0"),
-    "hands": (is_count, "an int >= 0"),
-    "demonstrations": (is_count, "an int >= 0"),
-    "elapsed_s": (lambda v: is_number(v) and v >= 0, "a number of seconds >= 0"),
-}
-"""The plain fields a policy checkpoint may have besides ``format``, ``arch`` and ``model``: (check, what)."""
-
-
-def check_fields(path: Path, ckpt: dict[str, Any], fields: dict[str, FieldCheck]) -> None:
-    """CheckpointError naming the file and the field unless each of ``fields`` that ``ckpt`` has passes its check."""
-    for name, (check, what) in fields.items():
-        if name in ckpt and not check(ckpt[name]):
-            shown = repr(ckpt[name]) if not isinstance(ckpt[name], (dict, list, tuple)) else type(ckpt[name]).__name__
-            raise CheckpointError(f"{path}: field {name!r} must be {what}, got {shown[:60]}")
-
-
-def non_finite_tensors(tensors: dict[str, Any]) -> list[str]:
-    """Names of the floating-point tensors of a state dict that hold NaN or infinity."""
-    return [k for k, v in tensors.items()
-            if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(torch.isfinite(v).all())]
-
-
-def _check_arch(path: Path, arch: Any) -> dict[str, Any]:
-    """The checkpoint's ``arch`` with known keys, types and bounds (nothing allocated yet)."""
-    if not isinstance(arch, dict):
-        raise CheckpointError(f"{path}: 'arch' must be a mapping, got {type(arch).__name__}")
-    # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
-    # Those written before the escape option have no "escape": none has its logit.
-    arch = {"game": "blood_battle", "escape": False, **arch}
-    known = (*ARCH_BOUNDS, *ARCH_FLAGS, "game")
-    unknown = sorted(str(k) for k in arch if k not in known)
-    missing = [k for k in known if k not in arch]
-    if unknown or missing:
-        raise CheckpointError(f"{path}: 'arch' must hold exactly {list(known)}; unknown {unknown}, missing {missing}")
-    for name in ARCH_BOUNDS:
-        problem = arch_bound_problem(name, arch[name])
-        if problem:
-            raise CheckpointError(f"{path}: arch {problem}")
-    for name in ARCH_FLAGS:
-        if not isinstance(arch[name], bool):
-            raise CheckpointError(f"{path}: arch {name} must be true or false, got {arch[name]!r}")
-    if arch["game"] not in LAYOUTS:
-        raise CheckpointError(f"{path}: arch game must be one of {sorted(LAYOUTS)}, got {arch['game']!r}")
-    return arch
-
-
-def _check_model(path: Path, arch: dict[str, Any], model: Any) -> None:
-    """The weights are exactly those of ``arch`` (names, shapes, dtypes) and finite."""
-    if not isinstance(model, dict) or not all(isinstance(v, torch.Tensor) for v in model.values()):
-        raise CheckpointError(f"{path}: 'model' must be a mapping of tensors")
-    # Built on the CPU, within ARCH_BOUNDS (torch's meta device would cost seconds of lazy imports).
-    expected = PolicyValueNet(**arch).state_dict()
-    missing, unexpected = sorted(set(expected) - set(model)), sorted(set(model) - set(expected))
-    if missing or unexpected:
-        raise CheckpointError(f"{path}: the weights do not fit its arch {arch}: missing {missing[:5]}, "
-                              f"unexpected {unexpected[:5]}")
-    for k, v in expected.items():
-        if model[k].shape != v.shape or model[k].dtype != v.dtype:
-            raise CheckpointError(f"{path}: weight {k} is {model[k].dtype} {tuple(model[k].shape)}, its arch "
-                                  f"{arch} needs {v.dtype} {tuple(v.shape)}")
-    bad = non_finite_tensors(model)
-    if bad:
-        raise CheckpointError(f"{path}: non-finite weights (NaN or infinity) in {bad[:5]}: "
-                              "the training that wrote it diverged; use an earlier checkpoint")
-
-
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """A trainer checkpoint as a dict, read with ``weights_only=True`` and checked (see the module
-    docstring); CheckpointError naming the file and the reason otherwise."""
+    """A policy checkpoint as a dict, read and checked (:mod:`agents.checkpoint`: the file, the
+    checksums, the field types, the arch, then the weights against a fresh network of that arch);
+    CheckpointError naming the file and the reason otherwise."""
     path = Path(path)
-    ckpt = read_verified(path, CHECKPOINT_FORMAT, "PPO")
+    ckpt = read_verified(path)
     check_fields(path, ckpt, FIELDS)
-    ckpt["arch"] = _check_arch(path, ckpt["arch"])
-    _check_model(path, ckpt["arch"], ckpt["model"])
-    return ckpt
-
-
-def read_verified(path: Path, fmt: str, kind: str) -> dict[str, Any]:
-    """A checkpoint dict of format ``fmt`` (an mjenv ``kind`` checkpoint: PPO, belief ...) with an
-    ``arch`` and a ``model``, read with ``weights_only=True`` and its checksums verified; the
-    caller checks its arch and weights. CheckpointError naming the file and the reason otherwise."""
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such checkpoint file")
-    if not zipfile.is_zipfile(path):  # torch.save writes a zip archive; text or a truncated file is not one
-        raise CheckpointError(f"{path}: not a readable torch checkpoint (not the zip archive torch.save writes: "
-                              "a truncated copy, or another kind of file)")
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, OSError, EOFError, KeyError, IndexError, pickle.UnpicklingError) as exc:
-        # What torch.load raises for a damaged zip (RuntimeError, OSError), a damaged pickle inside it,
-        # or a pickle of something other than tensors and plain values.
-        first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise CheckpointError(
-            f"{path}: not a readable torch checkpoint ({type(exc).__name__}: {first_line})") from exc
-    if not isinstance(ckpt, dict) or ckpt.get("format") != fmt:
-        found = ckpt.get("format") if isinstance(ckpt, dict) else type(ckpt).__name__
-        raise CheckpointError(f"{path}: not an mjenv {kind} checkpoint (format {found!r}, expected {fmt!r})")
-    missing = [k for k in ("arch", "model") if k not in ckpt]
-    if missing:
-        raise CheckpointError(f"{path}: checkpoint lacks {missing}")
-    tensors = tensor_checksum(ckpt)
-    if CHECKSUM_KEY in ckpt and ckpt[CHECKSUM_KEY] != tensors:
-        raise CheckpointError(f"{path}: the tensors do not match the checkpoint's sha256 checksum: the file is "
-                              "damaged; use another copy")
-    if FULL_CHECKSUM_KEY in ckpt and ckpt[FULL_CHECKSUM_KEY] != checkpoint_checksum(ckpt, tensors):
-        raise CheckpointError(f"{path}: the checkpoint's values do not match its sha256_all checksum: the file "
-                              "is damaged or was edited; use another copy")
+    ckpt["arch"] = arch = check_arch(path, ckpt["arch"])
+    # Built on the CPU, within ARCH_BOUNDS (torch's meta device would cost seconds of lazy imports).
+    check_model(path, arch, ckpt["model"], PolicyValueNet(**arch).state_dict())
     return ckpt
 
 
@@ -550,6 +349,10 @@ class NeuralPolicy:
         return (_rebuild_policy, (self.net.arch, weights, self.name, self.greedy, self.net.rules))
 
 
+_PATH_OPTIONS = ("rules_file", "log_path")
+"""Env options that name files: refused from a checkpoint's config."""
+
+
 def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     """The blood-battle rules of the env a checkpoint was trained in (its config's ``env_options``)."""
     from mjenv import blood_battle_v0
@@ -559,6 +362,10 @@ def _training_rules(path: Path, ckpt: dict[str, Any]) -> BloodBattleRules:
     try:
         if not isinstance(options, dict):
             raise TypeError(f"a mapping is needed, got {type(options).__name__}")
+        paths = sorted(set(options) & set(_PATH_OPTIONS))
+        if paths:  # a checkpoint from elsewhere must not make us open files (a FIFO would hang)
+            raise ValueError(f"{paths} name files, which a checkpoint may not: give the rules as fields")
+        # The user's validation: types, ranges, upper bounds (issue 47), the env's own checks.
         return blood_battle_v0.raw_env(**options).rules
     except (TypeError, ValueError) as exc:
         raise CheckpointError(f"{path}: its config's env_options {options!r} are not valid: {exc}") from exc

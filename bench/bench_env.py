@@ -5,7 +5,8 @@
     python bench/bench_env.py --game joy_mahjong --preset popular   # Joy Mahjong (preset = room)
 
 The same as ``mjenv bench`` (same arguments): decisions/s (median of the repeats) for raw_env
-and env(), RLCard mahjong's decisions/s and the ratios, and the RSS of 1,000 live raw_env.
+and env() on the readable engine, raw_env(backend="compiled") on the compiled one, RLCard
+mahjong's decisions/s and the ratios, and the RSS of 1,000 live raw_env.
 """
 
 import sys

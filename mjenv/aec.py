@@ -10,9 +10,14 @@ A game module
 
 - ``metadata`` with the env's name, and ``layout`` (the game's action layout; an instance sets
   its own, with ESCAPE when the rules have ``escape``);
-- in ``__init__``: the rules object and an observer, then :meth:`_setup`;
-- :meth:`_new_game` (the engine of hand ``hand_index``, its wall a pure function of (seed, hand))
-  and, for logs, :meth:`_log_header`.
+- in ``__init__``: :meth:`_setup` with the game's checked spec (:func:`mjenv.spec.spec`: rules,
+  layout, observer, match settings) and the options of this face (render, logs, ``backend``);
+- for logs, :meth:`_log_header` (the hands themselves are dealt by the spec's
+  :meth:`~mjenv.spec.GameSpec.new_game`, its wall a pure function of (seed, hand)).
+
+With ``backend="compiled"`` the table is one table of the compiled engine
+(:class:`mjenv.compiled_table.CompiledTable`) instead of the readable game: the same steps,
+observations, rewards and infos, faster.
 
 :func:`checked_action` is the one check of an action against the mask under the
 ``illegal_action`` modes; the toolkit views of :mod:`mjenv.integrations` pass the option through
@@ -22,7 +27,6 @@ to this env.
 from __future__ import annotations
 
 import copy
-import math
 import operator
 import os
 from collections.abc import Callable, Mapping
@@ -37,23 +41,14 @@ from . import render as render_mod
 from . import replay
 from .describe import describe_observation
 from .actions import ActionLayout
-from .encoding import check_observation_dtype
 from .engine.core import N_SEATS, GameCore, IllegalActionError
+from .spec import ILLEGAL_ACTION_MODES, GameSpec, check_illegal_action_mode
 
-ILLEGAL_ACTION_MODES = ("raise", "first_legal", "terminate")
-"""What ``step`` does with an action outside the mask: raise :class:`IllegalActionError` and
-change nothing; play the lowest legal action instead; or end the episode with a penalty for the
-seat that chose it (PettingZoo classic's ``TerminateIllegalWrapper``)."""
+__all__ = ["ILLEGAL_ACTION_MODES", "MASK_WAY_OUT", "MahjongAECEnv", "check_illegal_action_mode", "checked_action",
+           "wrap"]
 
 MASK_WAY_OUT = ("choose an action from the action mask, or make the env with "
                 "illegal_action='first_legal' or 'terminate' for a sampler that ignores the mask")
-
-
-def check_illegal_action_mode(mode: str) -> str:
-    """``mode`` if it is one of :data:`ILLEGAL_ACTION_MODES`, else a ValueError naming them."""
-    if mode not in ILLEGAL_ACTION_MODES:
-        raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {mode!r}")
-    return mode
 
 
 def checked_action(action: Any, mask: np.ndarray, mode: str, describe: Callable[[int], str],
@@ -101,26 +96,36 @@ class MahjongAECEnv(AECEnv):
     script_keys: ClassVar[tuple[str, ...]] = ("wall", "dealer")
     """``reset(options=...)`` keys that script the first hand; other keys are ignored."""
 
-    def _setup(self, observer: Any, render_mode: str | None, match_hands: int, tile_style: str,
-               log_path: str | os.PathLike | None, illegal_action: str = "raise",
-               illegal_reward: float | None = None, observation_dtype: str = "float32") -> None:
-        """Check the common options and create the spaces (once: the same objects every call)."""
+    def _setup(self, spec: GameSpec, render_mode: str | None, tile_style: str,
+               log_path: str | os.PathLike | None, backend: str = "reference") -> None:
+        """Take the checked game ``spec`` (:mod:`mjenv.spec`), check the options of a rendered,
+        logged table and the engine (``backend``), and create the spaces (once: the same objects
+        every call)."""
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        if not (isinstance(match_hands, int) and match_hands >= 1):
-            raise ValueError(f"match_hands must be an int >= 1, got {match_hands!r}")
         if tile_style not in ("zh", "unicode"):
             raise ValueError(f"tile_style must be 'zh' or 'unicode', got {tile_style!r}")
-        self.illegal_action = check_illegal_action_mode(illegal_action)
-        self.observation_dtype = check_observation_dtype(observation_dtype)
-        if illegal_reward is None:
-            illegal_reward = -observer.bean_scale  # one big win's beans: see the game modules
-        if isinstance(illegal_reward, bool) or not (isinstance(illegal_reward, (int, float, np.integer, np.floating))
-                                                    and math.isfinite(illegal_reward)):
-            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
-        self.illegal_reward = float(illegal_reward)
-        self.render_mode, self.match_hands, self.tile_style = render_mode, match_hands, tile_style
+        self.backend = backend
+        self._compiled: Any = None  # the compiled engine's table (backend="compiled")
+        if backend != "reference":
+            from .compiled_table import CompiledTable, check_backend  # numba: only when asked for
+
+            self.backend = check_backend(backend)
+            for name, value, ok in (("render_mode", render_mode, (None, "seat")), ("log_path", log_path, (None,))):
+                if value not in ok:
+                    raise ValueError(f"{name}={value!r} needs the readable engine's table (drawn as text, logged): "
+                                     f"make the env with backend='reference' (the default) to use it")
+            self._compiled = CompiledTable(spec)
+        self.spec = spec
+        self.rules, self.preset, self.layout, observer = spec.rules, spec.preset, spec.layout, spec.observer
+        self.illegal_action, self.illegal_reward = spec.illegal_action, spec.illegal_reward
+        self.observation_dtype, self.match_hands = spec.observation_dtype, spec.match_hands
+        self.render_mode, self.tile_style = render_mode, tile_style
         self.log_path = _checked_log_path(log_path)
+        if log_path is not None and getattr(spec.rules, "items", None) is not None:
+            # S17 of docs/rules-blood-battle.md: mjenv.replay does not verify item lines yet
+            raise ValueError("log_path with the rule option items: replay logs do not record items yet; "
+                             "leave log_path out")
         self._log_actions: list[tuple[int, int, int, dict[str, Any]]] | None = None
         """(seat, action, events before, analysis) of each decision of the hand being logged."""
         self._log_note: dict[str, Any] = {}  # analysis of the next decision (log_decision)
@@ -129,15 +134,11 @@ class MahjongAECEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(N_SEATS)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observer = observer
-        n = self.layout.n
-        if observation_dtype == "uint8":  # the planes as small integers (encoding.to_uint8)
-            obs_box = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
-        else:
-            obs_box = spaces.Box(*observer.bounds(), dtype=np.float32)  # the planes' real ranges
-        mask_box = spaces.Box(0, 1, (n,), np.int8)
-        self._obs_space = spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-        self._act_space = spaces.Discrete(n)
-        self.state_space = spaces.Box(*observer.bounds(state=True), dtype=np.float32)
+        self.script_keys = spec.script_keys
+        self._obs_space = compact_repr(spaces.Dict({"observation": spec.observation_box(),
+                                                    "action_mask": spaces.Box(0, 1, (self.layout.n,), np.int8)}))
+        self._act_space = spaces.Discrete(self.layout.n)
+        self.state_space = compact_repr(spec.state_box())
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.np_random = np.random.default_rng()
@@ -147,15 +148,18 @@ class MahjongAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ game hooks
 
-    def _new_game(self, seed: int, hand_index: int, previous: GameCore | None,
-                  script: dict[str, Any]) -> GameCore:
-        """The engine of hand ``hand_index`` of ``seed`` (``previous``: the hand before it in a
-        match; ``script``: the checked reset options of the first hand). Changes nothing else."""
-        raise NotImplementedError
-
     def _log_header(self) -> dict[str, Any]:
         """The header line of the finished hand's replay log."""
         raise NotImplementedError
+
+    def _deal(self, seed: int, hand_index: int, previous: Any, script: dict[str, Any]) -> Any:
+        """Hand ``hand_index`` of ``seed`` on the env's engine (``previous``: the hand before it in
+        a match; ``script``: the checked reset options of the first hand): a new readable game
+        (:meth:`mjenv.spec.GameSpec.new_game`), or the compiled table dealt again. A bad script
+        raises before anything changes."""
+        if self._compiled is None:
+            return self.spec.new_game(seed, hand_index, previous, script)
+        return self._compiled.deal(seed, hand_index, script)
 
     # ------------------------------------------------------------------ spaces
 
@@ -187,7 +191,7 @@ class MahjongAECEnv(AECEnv):
                 raise TypeError(f"seed must be None or an int >= 0, got {type(seed).__name__} {seed!r}")
             hand_seed = int(seed)
             rng = np.random.default_rng(hand_seed)
-        game = self._new_game(hand_seed, 0, None, script)  # a bad scripted wall raises here
+        game = self._deal(hand_seed, 0, None, script)  # a bad scripted wall raises here
         self.np_random, self._hand_seed, self._script = rng, hand_seed, script
         self.hand_index = 0
         self.match_end = ""
@@ -235,18 +239,22 @@ class MahjongAECEnv(AECEnv):
         self._require_reset("observe")
         seat = self._seat_of[agent]
         g = self.game
-        live = g.current_player == seat and not self.terminations[agent]
+        live = g.current_player == seat and not self.terminations.get(agent, True)  # removed: dead
         mask = g.legal_mask().copy() if live else np.zeros(self.layout.n, dtype=np.int8)
         return {"observation": self.observe_seat(seat), "action_mask": mask}
 
     def observe_seat(self, seat: int) -> np.ndarray:
         """The observation planes of ``seat`` (0-3) now, in the env's ``observation_dtype``."""
-        planes = self.observer.observe(self.game, seat)
+        planes = self._planes(seat)
         return planes if self.observation_dtype == "float32" else self.observer.to_uint8(planes)
+
+    def _planes(self, seat: int) -> np.ndarray:
+        """The float32 observation planes of ``seat`` now, from the env's engine."""
+        return self.observer.observe(self.game, seat) if self._compiled is None else self.game.observe(seat)
 
     def state(self) -> np.ndarray:
         self._require_reset("state")
-        return self.observer.state(self.game)
+        return self.observer.state(self.game) if self._compiled is None else self.game.state()
 
     def step(self, action: int) -> None:
         self._require_reset("step")
@@ -282,7 +290,7 @@ class MahjongAECEnv(AECEnv):
                 log = replay.hand_records(self._hand_log_header(), self.game.events, self._log_actions, self.layout)
             self.hand_index += 1
             if self.hand_index < self.match_hands and self._can_go_on():
-                self._start_hand(self._new_game(self._hand_seed, self.hand_index, self.game, {}))
+                self._start_hand(self._deal(self._hand_seed, self.hand_index, self.game, {}))
             else:
                 balances = self.game.balances
                 for i, a in enumerate(self.possible_agents):
@@ -352,8 +360,8 @@ class MahjongAECEnv(AECEnv):
         if self.render_mode is None:
             return None
         if self.render_mode == "seat":
-            return describe_observation(self.observer.observe(self.game, self._seat_of[self.agent_selection]),
-                                        self.observer, self.tile_style)
+            return describe_observation(self._planes(self._seat_of[self.agent_selection]), self.observer,
+                                        self.tile_style)
         text = render_mod.render_table(self.game, self.tile_style)
         if self.render_mode == "ansi":
             return text
@@ -362,6 +370,20 @@ class MahjongAECEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def compact_repr(space: spaces.Space) -> spaces.Space:
+    """``space`` (a Box, or a Dict of them) printed without its bound arrays: a Box whose bounds
+    differ by plane shows their range (``Box(-8.0..0.0, 1.0..7.94, (73, 27), float32)``) where
+    Gymnasium would print every one of its thousands of values. Returns the same space."""
+    if isinstance(space, spaces.Dict):
+        for sub in space.spaces.values():
+            compact_repr(sub)
+    elif isinstance(space, spaces.Box):
+        for name, bound in (("low_repr", space.low), ("high_repr", space.high)):
+            if bound.size and bound.min() != bound.max():  # Gymnasium shows a uniform bound as its one value
+                setattr(space, name, f"{bound.min():g}..{bound.max():g}")
+    return space
 
 
 def _checked_log_path(log_path: Any) -> str | os.PathLike | None:

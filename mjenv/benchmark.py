@@ -102,8 +102,9 @@ print(json.dumps({{"total_mb": after / 2**20, "growth_mb": (after - before) / 2*
 
 
 def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 20000, repeats: int = 3,
-        memory: bool = True, progress: bool = False) -> dict[str, Any]:
-    """Measure raw_env, env() and RLCard in one run; return the figures (also printed).
+        memory: bool = True, progress: bool = False, compiled: bool = True) -> dict[str, Any]:
+    """Measure raw_env, env() and RLCard in one run, and with ``compiled`` the same AEC env on the
+    compiled engine (``raw_env(backend="compiled")``); return the figures (also printed).
 
     ``preset``: the blood battle's preset, or Joy Mahjong's room (default: the game's first);
     ``progress``: report each run and the memory measurement on stderr."""
@@ -119,12 +120,15 @@ def run(game: str = "blood_battle", preset: str | None = None, decisions: int = 
         "raw_env": lambda n, s: _play_mjenv(lambda: table.raw_env(**kwargs), n, s),
         "env": lambda n, s: _play_mjenv(lambda: table.env(**kwargs), n, s),
     }
+    if compiled:
+        players["raw_env_compiled"] = lambda n, s: _play_mjenv(lambda: table.raw_env(backend="compiled", **kwargs), n, s)
     if importlib.util.find_spec("rlcard") is not None:
         players["rlcard_mahjong"] = _play_rlcard
     result.update(decisions_per_second(players, decisions, repeats, progress))
     if "rlcard_mahjong" in result:
-        result["raw_env_ratio"] = result["raw_env"] / result["rlcard_mahjong"]
-        result["env_ratio"] = result["env"] / result["rlcard_mahjong"]
+        for name in ("raw_env", "env", "raw_env_compiled"):
+            if name in result:
+                result[f"{name}_ratio"] = result[name] / result["rlcard_mahjong"]
     if memory and importlib.util.find_spec("psutil") is not None:
         if progress:
             print("bench: memory of 1,000 live raw_env instances (a fresh process) …", file=sys.stderr, flush=True)
@@ -137,9 +141,13 @@ def format_result(r: dict[str, Any]) -> str:
     lines = [f"{r['game']} ({r['preset']}), median of {r['repeats']} x {r['decisions']} decisions, one core"]
     lines.append(f"  raw_env         {r['raw_env']:>10,.0f} decisions/s")
     lines.append(f"  env()           {r['env']:>10,.0f} decisions/s")
+    if "raw_env_compiled" in r:
+        lines.append(f"  raw_env compiled{r['raw_env_compiled']:>10,.0f} decisions/s (backend='compiled')")
     if "rlcard_mahjong" in r:
         lines.append(f"  RLCard mahjong  {r['rlcard_mahjong']:>10,.0f} decisions/s")
-        lines.append(f"  ratio raw_env / RLCard {r['raw_env_ratio']:.2f}x, env() / RLCard {r['env_ratio']:.2f}x")
+        lines.append(f"  ratio raw_env / RLCard {r['raw_env_ratio']:.2f}x, env() / RLCard {r['env_ratio']:.2f}x"
+                     + (f", compiled raw_env / RLCard {r['raw_env_compiled_ratio']:.2f}x"
+                        if "raw_env_compiled_ratio" in r else ""))
     else:
         lines.append("  RLCard not installed (pip install -e '.[bench]'): no ratio")
     if "memory_1000_raw_env" in r:

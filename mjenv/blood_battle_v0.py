@@ -6,20 +6,25 @@ Make                    ``blood_battle_v0.env(preset="happy"|"qq", **options)``;
 Parallel API            ``blood_battle_v0.parallel_env(**options)``: every seat that must decide acts in one
                         step (定缺 of all four, a claim or rob window); the others' mask is PASS alone (below)
 Agents                  ``player_0`` … ``player_3`` (seats; the dealer is rolled by seeded dice)
-Action space            ``Discrete(62)``, the same for every seat (see below); ``Discrete(63)`` with ``escape``
+Action space            ``Discrete(62)``, the same for every seat (see below); ``Discrete(63)`` with ``escape``;
+                        +59 with ``items`` (121, or 122 with ``escape``)
 Observation space       ``Dict(observation=Box(low, high, (73, 27), float32), action_mask=Box(0, 1, (62,), int8))``;
                         finite bounds per plane: ``docs/observations.md``; +4 planes each with
-                        ``escape`` (``escaped``) and ``bankroll`` (``balance``): up to (81, 27)
+                        ``escape`` (``escaped``) and ``bankroll`` (``balance``): up to (81, 27); +40
+                        planes with ``items`` (up to (121, 27))
 State space             ``Box((134, 27), float32)``: every hand, chosen voids, the wall order; +4 planes
-                        each with ``escape`` and ``bankroll``
+                        each with ``escape`` and ``bankroll``; +46 with ``items``
 Rewards                 bean deltas (欢乐豆) at the step they happen (B1–B2)
 Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``seat`` (a str: what the seat
                         to act observes); ``metadata["render_fps"]`` 4
 Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
 Threads                 one instance per thread: an instance is not thread-safe (below)
+Backend                 ``backend="reference"`` (default: the readable engine, the specification) or
+                        ``"compiled"`` (one table of the compiled engine of ``mjenv.vector``: the same game
+                        step for step, faster; no ``ansi``/``human`` render, ``log_path`` or ``parallel_env``)
 ======================  =====================================================================
 
-Rule IDs (S1–S15, B1–B2) are anchors of ``docs/rules-blood-battle.md``.
+Rule IDs (S1–S17, B1–B4) are anchors of ``docs/rules-blood-battle.md``.
 
 **Options.** ``preset``: ``happy`` (seed 002) or ``qq`` (seed 004); ``mode``: ``blood`` or
 ``classic`` (first win ends the hand); any field of :class:`mjenv.config.BloodBattleRules` by
@@ -49,6 +54,10 @@ qq: ``"qq"``)                           the table (S16.1). ``qq``: the hand ends
                                         payment takes a seat below 0 (a short payer pays what it holds,
                                         split in the ratio owed); balances carry over a match
 ``min_beans`` (0)                       B4: 场次下限; a seat below it after a hand ends the match
+``items`` (None)                        S17 (§11): items (道具) per seat and hand: an int, item -> count
+                                        or four mappings; the readable engine only for now
+``qiankun_tiles`` (10)                  S17.3: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)
+``qianliyan_parts`` (4)                 S17.6: equal parts of the live wall 千里眼 tells apart (1-55)
 ======================================  ==============================================================
  ``reset(seed, options)`` accepts ``wall``
 (108 kinds, head first) and ``dealer`` (0-3) for the first hand; a bad seed or option raises
@@ -61,6 +70,9 @@ before anything changes.
     54 碰 · 55 直杠 (kong on the discard) · 56 胡 · 57 抢杠胡 · 58 pass (过)
     [59, 62)  定缺 void suit m, p, s
     62        escape (逃跑/强退), only with ``escape=True``
+    with ``items`` (S17), from I = 62 (63 with escape): [I, I+5) use 乾坤大挪移 (before the deal;
+    keeping it is pass), 偷天换日, 移花接木, 千里眼, 顺风耳 (own turn, before the discard);
+    [I+5, I+32) give kind k; [I+32, I+59) name kind k (the two follow-up decisions, own masks)
 
 **Action mask.** ``int8``; only the seat to act has ones. 定缺 phase: the three suits. Own
 turn: 胡 when the hand wins (never while holding a void tile); discards, limited to the void
@@ -77,8 +89,9 @@ own hand, drawn tile, the claimable tile, each seat's melds, discards (counts an
 void suits once all four are chosen, wins and winning tiles, 暗杠 counts, dealer, beans, the
 observer's seat, the phase, the wall count, whether the current draw is a kong replacement,
 and the rule flags that change play (add_base bonus, 杠上炮 transfer, forced win, classic mode);
-with ``escape``, who has escaped; with ``bankroll``, every seat's balance / bean_scale. Seat-relative
-order.
+with ``escape``, who has escaped; with ``bankroll``, every seat's balance / bean_scale; with
+``items``, the own inventory, every seat's uses this hand, the item step, and the seat's private
+knowledge (顺风耳's tile, 千里眼's answers). Seat-relative order.
 
 **Illegal actions** (``illegal_action``). ``"raise"`` (default): an action outside the mask, or
 ``None`` for a seat that must act, raises ``IllegalActionError`` naming the legal actions and
@@ -120,7 +133,10 @@ the adapter now shared with ``joy_mahjong_v0`` (:mod:`mjenv.aec`), same behaviou
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
 the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
-``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`).
+``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`);
+``backend="compiled"``, the same env on the compiled engine (:mod:`mjenv.compiled_table`), the
+readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`);
+the ``items`` option (S17, off by default: the default spaces are unchanged; readable engine only).
 """
 
 from __future__ import annotations
@@ -134,38 +150,12 @@ from . import replay
 from .actions import BLOOD_BATTLE as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .parallel import MahjongParallelEnv
-from .config import BloodBattleRules, blood_battle_rules, load_rules_file
-from .rules import beans as bean_rules
-from .rules import escape as escape_rules
-from .encoding import BloodBattleObserver
+from .spec import blood_battle_bean_bound as hand_bean_bound
+from .spec import escape_bean_bound, spec
 from .engine.blood_battle import N_SEATS, BloodBattleGame, IllegalActionError, seeded_wall
 
-__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "parallel_env", "raw_env",
-           "seeded_wall"]
-
-
-def hand_bean_bound(r: BloodBattleRules) -> int:
-    """More beans than one seat can win or lose in one hand (the range of the bean planes): three
-    capped wins (S11), three 查大叫 payments and three 花猪 payments (S15), and the income of every
-    kong a table can make (at most 12 by others or 4 of one's own, 3 payers each), once more as
-    杠上炮 transfers (S12) and once as 退税; then the rake; with ``escape``, three escapes' worth
-    (:func:`escape_bean_bound`)."""
-    win = r.base_points * 2 ** (r.cap_fan - 1) + (r.base_points if r.self_draw_bonus == "add_base" else 0)
-    kong = r.base_points * max(r.direct_kong_units, r.added_kong_units, r.concealed_kong_units)
-    points = 3 * win + 3 * win + 3 * r.flower_pig_points + (12 + 9 + 12) * kong
-    return points * r.room_coefficient + r.rake + (3 * escape_bean_bound(r) if r.escape else 0)
-
-
-def escape_bean_bound(r: BloodBattleRules) -> int:
-    """More beans than one escape moves (S16): the escaper's 扣豆 and 赔偿 to three seats, each C_j at
-    most the larger of a 花猪 payment and a capped win (happy); 16倍 or a capped win to three (qq)."""
-    claim = max(r.flower_pig_points, r.cap_points)
-    if r.escape_rule == "qq":
-        return 3 * max(escape_rules.QQ_ESCAPE_UNITS * r.base_points, r.cap_points) * r.room_coefficient
-    n, x = r.room_coefficient, r.escape_factor
-    penalty = max(r.escape_penalty_floor, n * (3 * r.cap_points + 3 * x * claim))
-    return penalty + 3 * max(r.escape_compensation_floor, n * x * claim)
-
+__all__ = ["LAYOUT", "N_SEATS", "BloodBattleGame", "IllegalActionError", "env", "escape_bean_bound",
+           "hand_bean_bound", "parallel_env", "raw_env", "seeded_wall"]
 
 
 def env(**options: Any) -> AECEnv:
@@ -192,43 +182,13 @@ class raw_env(MahjongAECEnv):
                  tile_style: str = "zh", rules_file: str | None = None,
                  log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
                  illegal_reward: float | None = None, observation_dtype: str = "float32",
-                 **rule_overrides: Any) -> None:
+                 backend: str = "reference", **rule_overrides: Any) -> None:
         super().__init__()
-        if rules_file is not None:
-            spec = load_rules_file(rules_file)
-            if spec["game"] != "blood_battle":
-                raise ValueError(f"{rules_file}: game {spec['game']!r} is not blood_battle")
-            preset, rule_overrides = spec["preset"], {**spec["rules"], **rule_overrides}
-        self.rules: BloodBattleRules = blood_battle_rules(preset, **rule_overrides)
-        self.preset = preset
-        r = self.rules
-        self.layout = LAYOUT.with_escape(r.escape)
-        scale = r.base_points * 2 ** (r.cap_fan - 1) * r.room_coefficient
-        observer = BloodBattleObserver(
-            # One capped win's worth of beans: keeps the bean planes near [-3, 3].
-            bean_scale=scale,
-            rule_flags=(r.self_draw_bonus == "add_base", r.gang_pao_transfer, r.forced_win_last_four,
-                        r.mode == "classic"),
-            bean_bound=hand_bean_bound(r) / scale,
-            escape=r.escape,
-            balance_bound=None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale,
-        )
-        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
-                    observation_dtype)
+        self._setup(spec("blood_battle", preset, rules_file=rules_file, match_hands=match_hands,
+                         illegal_action=illegal_action, illegal_reward=illegal_reward,
+                         observation_dtype=observation_dtype, **rule_overrides),
+                    render_mode, tile_style, log_path, backend)
         self.game: BloodBattleGame | None = None
-
-    def _new_game(self, seed: int, hand_index: int, previous: BloodBattleGame | None,
-                  script: dict[str, Any]) -> BloodBattleGame:
-        """Hand ``hand_index`` of ``seed``; the dealer: scripted (first hand), the last dealer-in
-        in classic mode (S1), else the seeded dice."""
-        wall, dice = seeded_wall(seed, hand_index)
-        if previous is None:
-            dealer = script.get("dealer")
-            wall = script.get("wall", wall)
-        else:
-            dealer = previous.next_dealer if self.rules.mode == "classic" else None
-        balances = None if previous is None else previous.balances  # B4: they carry over a match
-        return BloodBattleGame(self.rules, wall, dice if dealer is None else dealer, balances=balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index,

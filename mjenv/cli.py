@@ -1,7 +1,10 @@
 """The ``mjenv`` command.
 
 Each subcommand is one ``_add_<name>_parser(sub)`` function that adds its parser and sets
-``func`` (the handler: ``args -> exit status``); list it in ``_SUBCOMMANDS`` to enable it.
+``func`` (the handler: ``args -> exit status``) and ``refuse`` (the exceptions that mean bad input:
+:func:`main` reports them as every error is reported, :func:`_error`); list it in ``_SUBCOMMANDS``
+to enable it. The game options (``--game``, ``--preset``, ``--room``, ``--mode``, ``--rule``) are
+declared once, in the parent parsers ``_GAME``, ``_VARIANT``, ``_MODE`` and ``_RULE``.
 Help texts cite rules by ID (docs/rules-blood-battle.md for S and B, docs/rules-joy-mahjong.md for J).
 """
 
@@ -9,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import unicodedata
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NoReturn, Optional, Sequence
 
 from . import __version__, games
 from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
@@ -36,15 +40,67 @@ def _rule_arg(text: str) -> tuple[str, Any]:
         return key.strip(), raw.strip()
 
 
-def _non_negative_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {value}")
-    return value
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type=``: an int >= ``low``, every violation told with the same bound."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an int >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {low}"  # argparse names the type in some messages
+    return parse
+
+
+_non_negative_int = _int_at_least(0)
+_positive_int = _int_at_least(1)
+_TILE_STYLES = ("zh", "unicode")
+_PRESETS = (*games.GAMES["blood_battle"].variants, games.GAMES["joy_mahjong"].preset)
+
+
+def _options_parser() -> argparse.ArgumentParser:
+    """A parent parser (``parents=[...]`` copies its options into a subcommand's)."""
+    return argparse.ArgumentParser(add_help=False)
+
+
+# The game options, declared once: each subcommand takes the parents it needs.
+_GAME = _options_parser()
+_GAME.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
+_VARIANT = _options_parser()
+_VARIANT.add_argument("--preset", choices=_PRESETS,
+                      help="blood_battle: rule preset, happy (default) or qq (joy_mahjong has one, standard, "
+                           "its default; its tables differ by --room)")
+_VARIANT.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
+                      help="joy_mahjong: room, popular (default), eight_fan or no_fan")
+_MODE = _options_parser()
+_MODE.add_argument("--mode", choices=("blood", "classic"), help="blood_battle: blood (default) or classic")
+_RULE = _options_parser()
+_RULE.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
+                   help="rule field override, repeatable, e.g. cap_fan=8")
+
+
+def _table_options(args: argparse.Namespace, names: Sequence[str] = ("preset", "mode", "room")) -> dict[str, Any]:
+    """The table options given (``--rule`` fields, then those of ``names`` that were set): the rest
+    stay the game's defaults, and each game refuses the ones it does not know."""
+    options = dict(getattr(args, "rule", []))
+    options.update({key: getattr(args, key) for key in names if getattr(args, key, None) is not None})
+    return options
+
+
+def _error(command: str, problem: object, status: int = 2) -> int:
+    """Report bad input as every subcommand does: one line ``mjenv COMMAND: error: ...`` on stderr;
+    the exit status (2: bad input). An OSError of an input file reads ``cannot read FILE: reason``."""
+    message = _cannot_read(problem) if isinstance(problem, OSError) else problem
+    print(f"mjenv {command}: error: {message}", file=sys.stderr)
+    return status
+
+
+def _cannot_read(exc: OSError) -> str:
+    """An input file's OSError in words: ``cannot read FILE: No such file or directory``."""
+    return f"cannot read {exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
 
 
 def _output_file(text: str) -> str:
@@ -95,30 +151,28 @@ def _score_table(result: Any, rules_text: str) -> str:
         subst = ", ".join(f"{w}->{t}" for w, t in data["substitution"]) or "none"
         lines.append(f"total fan {result.fan} ({result.fan_without_flowers} without flowers), "
                      f"X = {result.X}, shape {result.shape}, wildcards: {subst}")
+        lines.append("X: the points each payer owes the winner before the bird and dealer doubling (J5), "
+                     "paid as X · room_coefficient beans (B1)")
     else:
         lines.append(f"total fan {result.total_fan}, capped {result.capped_fan}, "
                      f"multiplier {result.multiplier}, X = {result.X}")
+        lines.append("X: the points each payer owes the winner (a discard: the discarder; a self-draw: every "
+                     "seat still in play), paid as X · room_coefficient beans (B1)")
     return "\n".join(lines)
+
 
 
 def _run_score(args: argparse.Namespace) -> int:
     """Handler of ``mjenv score``."""
     # Only the options given are passed: each game rejects the ones it does not know.
-    options = dict(args.rule)
-    for key in ("preset", "void", "room", "wild", "flowers", "seat_wind", "prevailing_wind"):
-        if getattr(args, key) is not None:
-            options[key] = getattr(args, key)
+    options = _table_options(args, ("preset", "void", "room", "wild", "flowers", "seat_wind", "prevailing_wind"))
     for key in ("first_turn", "dealer", "fourth_tile"):
         if getattr(args, key):
             options[key] = True
-    try:
-        result = score(game=args.game, hand=args.hand, win_tile=args.win_tile,
-                       melds=tuple(args.meld), self_drawn=args.self_drawn,
-                       after_kong=args.after_kong, rob_kong=args.rob_kong,
-                       last_tile=args.last_tile, **options)
-    except (ValueError, TypeError) as exc:  # bad input; TypeError: a --rule of the wrong type
-        print(f"mjenv score: error: {exc}", file=sys.stderr)
-        return 2
+    result = score(game=args.game, hand=args.hand, win_tile=args.win_tile,
+                   melds=tuple(args.meld), self_drawn=args.self_drawn,
+                   after_kong=args.after_kong, rob_kong=args.rob_kong,
+                   last_tile=args.last_tile, **options)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
@@ -132,17 +186,16 @@ def _run_score(args: argparse.Namespace) -> int:
 
 def _add_score_parser(sub: Any) -> None:
     """``mjenv score``: a hand -> fans and points."""
-    p = sub.add_parser("score", help="score a winning hand (fans and points)",
+    p = sub.add_parser("score", help="score a winning hand (fans and points)", parents=[_VARIANT, _RULE],
                        description="Score one winning hand. Exit status 2 on an invalid hand.")
-    p.add_argument("--game", default="blood_battle",
-                   help="game: blood_battle (default) or joy_mahjong")
+    # Not _GAME: score checks the name itself, so that an unknown game is a handler error like a bad hand.
+    p.add_argument("--game", default="blood_battle", metavar="{" + ",".join(games.GAME_NAMES) + "}",
+                   help="game (default blood_battle)")
     p.add_argument("--hand", required=True,
                    help="concealed tiles including the winning tile, e.g. 11224444557799m")
     p.add_argument("--win-tile", required=True, help="the winning tile, e.g. 9m")
     p.add_argument("--meld", action="append", default=[], metavar="MELD",
                    help="declared meld, repeatable: chow:345m, pong:5p, kong:5p, addkong:5p, ankan:5p")
-    p.add_argument("--preset", help="rule preset (blood_battle: happy (default), qq; "
-                                    "joy_mahjong: standard)")
     p.add_argument("--self-drawn", action="store_true", help="won on one's own draw (自摸)")
     p.add_argument("--after-kong", action="store_true",
                    help="won on a kong replacement (杠上花) or the discard after a kong (杠上炮)")
@@ -152,8 +205,6 @@ def _add_score_parser(sub: Any) -> None:
     p.add_argument("--dealer", action="store_true", help="the winner is the dealer")
     p.add_argument("--void", choices=("m", "p", "s"), help="the void suit (定缺)")
     joy_flags = p.add_argument_group("joy_mahjong")
-    joy_flags.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
-                           help="room (J5): popular (default), eight_fan, no_fan")
     joy_flags.add_argument("--wild", metavar="TILE",
                            help="the wildcard 财神, e.g. 6m (J2); default none")
     joy_flags.add_argument("--flowers", type=int, help="flowers set aside (花牌, 1 fan each)")
@@ -162,15 +213,10 @@ def _add_score_parser(sub: Any) -> None:
     joy_flags.add_argument("--seat-wind", choices=("E", "S", "W", "N"), help="seat wind (default E)")
     joy_flags.add_argument("--prevailing-wind", choices=("E", "S", "W", "N"),
                            help="prevailing wind (default E)")
-    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
-                   help="rule field override, repeatable, e.g. cap_fan=8")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=_run_score)
+    p.set_defaults(func=_run_score, refuse=(ValueError, TypeError))  # TypeError: a --rule of the wrong type
 
 
-# ---------------------------------------------------------------- entry point
-
-# Add a subcommand here: one _add_<name>_parser function each.
 # ---------------------------------------------------------------- demo
 
 
@@ -178,22 +224,29 @@ def _run_demo(args: argparse.Namespace) -> int:
     """Handler of ``mjenv demo``."""
     from .demo import run_demo
 
-    print(run_demo(seed=args.seed, preset=args.preset, tile_style=args.tiles, every=args.every, log_path=args.log))
+    if args.game == "blood_battle" and args.room or args.game == "joy_mahjong" and args.preset:
+        other = "--room" if args.room else "--preset"
+        return _error("demo", f"{other} is not an option of {args.game} (blood_battle: --preset, joy_mahjong: --room)")
+    print(run_demo(seed=args.seed, preset=args.preset or args.room, tile_style=args.tiles, every=args.every,
+                   log_path=args.log, game=args.game))
     if args.log:
         print(f"appended the hand to {args.log}: mjenv view {args.log} draws it")
     return 0
 
 
 def _add_demo_parser(sub: Any) -> None:
-    p = sub.add_parser("demo", help="play and render one seeded hand between random agents")
-    p.add_argument("--seed", type=_non_negative_int, default=0, help="seed of the wall and the agents (>= 0)")
-    p.add_argument("--preset", default="happy", choices=games.GAMES["blood_battle"].variants)
-    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
+    from .demo import DEMO_SEEDS
+
+    p = sub.add_parser("demo", help="play and render one seeded hand between random agents", parents=[_GAME, _VARIANT])
+    p.add_argument("--seed", type=_non_negative_int, default=None,
+                   help="seed of the wall and the agents (>= 0; default: a hand with a win, "
+                        + ", ".join(f"{g} {s}" for g, s in DEMO_SEEDS.items()) + ")")
+    p.add_argument("--tiles", default="zh", choices=_TILE_STYLES, help="tile style")
     p.add_argument("--every", type=_non_negative_int, default=0,
                    help="also render the table every N decisions (0: only at the end)")
     p.add_argument("--log", metavar="FILE", type=_log_file,
                    help="append the hand's replay log to FILE (for mjenv view)")
-    p.set_defaults(func=_run_demo)
+    p.set_defaults(func=_run_demo, refuse=(ValueError,))  # a preset of the other game
 
 
 # ---------------------------------------------------------------- bench
@@ -203,17 +256,13 @@ def _run_bench(args: argparse.Namespace) -> int:
     """Handler of ``mjenv bench``."""
     from . import benchmark
 
-    try:
-        if args.vector:
-            result = benchmark.run_vector(args.game, args.preset, args.tables, args.steps, args.repeats,
-                                          args.decisions, memory=not args.no_memory,
-                                          compile_times=not args.no_compile, progress=not args.no_progress)
-        else:
-            result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory,
-                                   progress=not args.no_progress)
-    except ValueError as exc:  # bad preset / room, decisions or repeats
-        print(f"mjenv bench: error: {exc}", file=sys.stderr)
-        return 2
+    if args.vector:
+        result = benchmark.run_vector(args.game, args.preset, args.tables, args.steps, args.repeats,
+                                      args.decisions, memory=not args.no_memory,
+                                      compile_times=not args.no_compile, progress=not args.no_progress)
+    else:
+        result = benchmark.run(args.game, args.preset, args.decisions, args.repeats, memory=not args.no_memory,
+                               progress=not args.no_progress)
     text = benchmark.format_vector(result) if args.vector else benchmark.format_result(result)
     print(json.dumps(result, indent=2) if args.json else text)
     return 0
@@ -222,9 +271,9 @@ def _run_bench(args: argparse.Namespace) -> int:
 def _add_bench_parser(sub: Any) -> None:
     p = sub.add_parser("bench", help="decisions/s of the envs vs RLCard mahjong (extra 'bench')",
                        description="Random legal play, observation at every decision: median decisions/s "
-                                   "of raw_env and env() and RLCard's mahjong, measured in the same run.")
-    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES,
-                   help="game (default blood_battle)")
+                                   "of raw_env and env() and RLCard's mahjong, measured in the same run.",
+                       parents=[_GAME])
+    # One option for either game's variant (not _VARIANT): the benchmark's results name it "preset".
     p.add_argument("--preset", default=None,
                    help="blood_battle: the preset, happy (default) or qq; joy_mahjong: the room, "
                         "popular (default), eight_fan or no_fan")
@@ -239,7 +288,7 @@ def _add_bench_parser(sub: Any) -> None:
     p.add_argument("--steps", type=int, default=200, help="--vector: batched steps per repeat")
     p.add_argument("--no-compile", action="store_true", help="--vector: skip the JIT start figures")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_run_bench)
+    p.set_defaults(func=_run_bench, refuse=(ValueError,))  # bad preset / room, decisions or repeats
 
 
 # ---------------------------------------------------------------- eval
@@ -251,8 +300,7 @@ def _write_json(command: str, path: str, data: dict[str, Any]) -> int:
     try:
         write_json(path, data)
     except OSError as exc:
-        print(f"mjenv {command}: error: cannot write {path}: {exc}", file=sys.stderr)
-        return 1
+        return _error(command, f"cannot write {path}: {exc}", status=1)
     print(f"wrote {path}")
     return 0
 
@@ -264,10 +312,18 @@ def _write_outputs(command: str, args: argparse.Namespace, data: dict[str, Any],
         try:
             plot(args.plot)
         except OSError as exc:
-            print(f"mjenv {command}: error: cannot write {args.plot}: {exc}", file=sys.stderr)
-            return 1
+            return _error(command, f"cannot write {args.plot}: {exc}", status=1)
         print(f"wrote {args.plot}")
     return status
+
+
+def _check_outputs(args: argparse.Namespace, inputs: list[str], what: str) -> None:
+    """--out and --plot (where given) overwrite none of ``inputs`` and are not one file: an OutputError."""
+    for out in (args.out, args.plot):
+        if out:
+            check_not_input(out, inputs, what)
+    if args.out and args.plot and same_file(args.out, args.plot):
+        raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -277,29 +333,24 @@ def _run_eval(args: argparse.Namespace) -> int:
     from agents.arena import run_arena  # lazily: mjenv never imports agents at module level
 
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after
-        print("mjenv eval: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
-        return 2
-    options = dict(args.rule)
-    for key in ("preset", "room"):
-        if getattr(args, key) is not None:
-            options[key] = getattr(args, key)
-    try:
-        # Outputs must not overwrite a policy checkpoint played, nor each other.
-        for out in (args.out, args.plot):
-            if out:
-                check_not_input(out, _policy_files(args.agents), "policy checkpoint")
-        if args.out and args.plot and same_file(args.out, args.plot):
-            raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
-        result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
-                           workers=args.workers, env_options=options, progress=not args.no_progress,
-                           log_dir=args.log, engine=args.engine)
-    except (ValueError, TypeError) as exc:  # bad game, agent, count, rule or output; TypeError: a bad --rule type
-        print(f"mjenv eval: error: {exc}", file=sys.stderr)
-        return 2
+        return _error("eval", "--plot needs matplotlib: pip install 'mjenv[eval]'")
+    # Outputs must not overwrite a policy checkpoint played, nor each other.
+    _check_outputs(args, _policy_files(args.agents), "policy checkpoint")
+    result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
+                       workers=args.workers, env_options=_table_options(args), progress=not args.no_progress,
+                       log_dir=args.log, engine=args.engine)
     print(result.format_table())
     if args.log:
         print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
     return _write_outputs("eval", args, result.to_dict(), result.plot)
+
+
+def _policy_help() -> str:
+    """How a policy is named on the command line, with every built-in name."""
+    from agents.registry import policy_names  # 10 ms; the policies themselves load on use
+
+    return (f"a name ({', '.join(policy_names())}; ppo: the game's shipped trained policy), a checkpoint "
+            "FILE.pt or module:Class")
 
 
 def _add_eval_parser(sub: Any) -> None:
@@ -307,19 +358,13 @@ def _add_eval_parser(sub: Any) -> None:
     p = sub.add_parser("eval", help="duplicate arena: agents rotated over the same seeded deals",
                        description="Every deal is played 4 times with the agents rotated through the "
                                    "seats. Two agents: the first plays one seat, the second three (1-vs-3); "
-                                   "four agents: cyclic rotations. Exit status 2 on bad arguments.")
-    p.add_argument("--game", default="blood_battle", help="game: blood_battle (default) or joy_mahjong")
-    p.add_argument("--preset", default=None, help="rule preset (blood_battle: happy (default), qq; "
-                                                  "joy_mahjong: standard)")
-    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
-                   help="joy_mahjong: room, popular (default), eight_fan or no_fan")
+                                   "four agents: cyclic rotations. Exit status 2 on bad arguments.",
+                       parents=[_GAME, _VARIANT, _RULE])
     p.add_argument("--agents", nargs="+", default=["heuristic", "random"], metavar="AGENT",
-                   help="2 or 4 policy names (default: heuristic random)")
+                   help=f"2 or 4 policies (default: heuristic random), each {_policy_help()}")
     p.add_argument("--deals", type=int, default=100, help="duplicate sets: deals, each played 4 times")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of every decision")
     p.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
-    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
-                   help="rule field override, repeatable, e.g. rake=10")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the results as JSON")
     p.add_argument("--plot", metavar="PNG", type=_output_file,
                    help="plot cumulative beans with 95%% confidence bands")
@@ -330,7 +375,8 @@ def _add_eval_parser(sub: Any) -> None:
                    help="vector: the compiled engine, every table of a worker in lockstep (default); aec: the "
                         "reference env, one hand at a time (the default with --log); the results are the same")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=_run_eval)
+    # Bad game, agent, count, rule or output; TypeError: a --rule of the wrong type.
+    p.set_defaults(func=_run_eval, refuse=(ValueError, TypeError))
 
 
 # ---------------------------------------------------------------- compare
@@ -340,13 +386,9 @@ def _run_compare(args: argparse.Namespace) -> int:
     """Handler of ``mjenv compare``: 0 compared, 2 unreadable or unpaired results."""
     from agents.arena.compare import compare, load_result  # lazily: mjenv never imports agents at module level
 
-    try:
-        if args.out:
-            check_not_input(args.out, [*args.base, *args.new], "results file")
-        result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
-    except (OSError, ValueError) as exc:
-        print(f"mjenv compare: error: {exc}", file=sys.stderr)
-        return 2
+    if args.out:
+        check_not_input(args.out, [*args.base, *args.new], "results file")
+    result = compare([load_result(f) for f in args.base], [load_result(f) for f in args.new])
     print(result.format())
     return _write_json("compare", args.out, result.to_dict()) if args.out else 0
 
@@ -361,33 +403,10 @@ def _add_compare_parser(sub: Any) -> None:
     p.add_argument("--base", nargs="+", required=True, metavar="JSON", help="the runs of the agent to beat")
     p.add_argument("--new", nargs="+", required=True, metavar="JSON", help="the runs of the challenger")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the comparison as JSON")
-    p.set_defaults(func=_run_compare)
+    p.set_defaults(func=_run_compare, refuse=(OSError, ValueError))
 
 
 # ---------------------------------------------------------------- rate and ladder
-
-
-def _ladder_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The configuration options given to ``mjenv rate`` / ``mjenv ladder`` (preset, mode, room)."""
-    return {key: getattr(args, key) for key in ("preset", "mode", "room") if getattr(args, key) is not None}
-
-
-def _add_ladder_options(p: argparse.ArgumentParser) -> None:
-    """The options that choose a reference ladder: the game and its configuration."""
-    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES, help="game (default blood_battle)")
-    p.add_argument("--preset", choices=games.GAMES["blood_battle"].variants,
-                   help="blood_battle: happy (default) or qq")
-    p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic (qq only)")
-    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
-                   help="joy_mahjong: popular (default), eight_fan or no_fan")
-
-
-def _positive_int(text: str) -> int:
-    """An argparse ``type=``: an int >= 1."""
-    value = _non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an int >= 1, got {value}")
-    return value
 
 
 def _positive_float(text: str) -> float:
@@ -409,25 +428,22 @@ def _run_rate(args: argparse.Namespace) -> int:
     from agents.registry import load_policy
 
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # fail before the run, not after
-        print("mjenv rate: error: --plot needs matplotlib: pip install 'mjenv[eval]'", file=sys.stderr)
-        return 2
-    try:
-        spec = ladder.ladder_for(args.game, _ladder_options(args))
-        ladder.load(spec)
-        inputs = [*_policy_files([args.agent]), str(ladder.data_path(spec.key))]
-        for out in (args.out, args.plot):
-            if out:
-                check_not_input(out, inputs, "input")
-        if args.out and args.plot and same_file(args.out, args.plot):
-            raise OutputError(f"--out and --plot name the same file {args.out}: give each its own path")
-        load_policy(args.agent, args.game)
-        seed = rate.RATE_SEED if args.seed is None else args.seed
-        deals = (rate.deals_for_budget(args.agent, spec, ladder.load(spec), args.budget_s, seed, args.workers)
-                 if args.budget_s else rate.hands_to_deals(args.hands or rate.DEFAULT_HANDS))
-        result = rate.rate(args.agent, spec, deals, seed, args.workers, log=None if args.quiet else sys.stderr)
-    except (ValueError, TypeError) as exc:  # unknown agent or configuration, stale ladder, bad output
-        print(f"mjenv rate: error: {exc}", file=sys.stderr)
-        return 2
+        return _error("rate", "--plot needs matplotlib: pip install 'mjenv[eval]'")
+    rate.check_size(args.hands, args.budget_s)  # a run beyond reason is refused before any play
+    spec = ladder.ladder_for(args.game, _table_options(args))
+    ladder.load(spec)
+    _check_outputs(args, [*_policy_files([args.agent]), str(ladder.data_path(spec.key))], "input")
+    load_policy(args.agent, args.game)
+    seed = rate.RATE_SEED if args.seed is None else args.seed
+    note = rate.hands_note(args.hands) if args.hands else None
+    if note:
+        print(f"mjenv rate: {note}", file=sys.stderr)
+    deals = (rate.deals_for_budget(args.agent, spec, ladder.load(spec), args.budget_s, seed, args.workers)
+             if args.budget_s else rate.hands_to_deals(args.hands or rate.DEFAULT_HANDS))
+    warning = rate.too_few_deals(deals)
+    if warning:
+        print(f"mjenv rate: warning: {warning}", file=sys.stderr)
+    result = rate.rate(args.agent, spec, deals, seed, args.workers, log=None if args.quiet else sys.stderr)
     print(rate.format_rating(result))
     return _write_outputs("rate", args, result, lambda path: rate.plot(result, path))
 
@@ -438,40 +454,37 @@ def _add_rate_parser(sub: Any) -> None:
                        description="Play AGENT against every rung of the ladder both ways (in one seat against "
                                    "three copies of the rung, then in three seats against one; duplicate deals, 4 "
                                    "rotations each), fit its rating with the rungs' stored "
-                                   "ratings fixed, and print it with its 95% interval, the nearest rungs and "
-                                   "its beans per hand against each rung. Ladders: mjenv ladder --all. Exit "
-                                   "status 2 on bad arguments.")
+                                   "ratings fixed, and print it with its 95% interval, the rungs it lies between "
+                                   "and its beans per hand against each rung (a progress bar per match on "
+                                   "stderr). Ladders: mjenv ladder --all. Exit "
+                                   "status 2 on bad arguments.", parents=[_GAME, _VARIANT, _MODE])
     p.add_argument("agent", metavar="AGENT", help="a policy name (mjenv eval's), a checkpoint .pt or module:Class")
-    _add_ladder_options(p)
     size = p.add_mutually_exclusive_group()
     size.add_argument("--hands", type=_positive_int,
                       help="hands of each match, two matches per rung: the agent in one seat, then in three "
-                           "(default 2000: 500 deals × 4 rotations)")
+                           "(default 2000: 500 deals × 4 rotations; rounded up to whole deals; at least 40 "
+                           "for an interval)")
     size.add_argument("--budget-s", type=_positive_float, metavar="S",
                       help="instead of --hands: as many deals as fit about S seconds in all (timed on two short runs)")
     p.add_argument("--seed", type=_non_negative_int, help="seed of the deals (default 4044, not the ladders' own)")
     p.add_argument("--workers", type=_positive_int, default=1, help="processes (results do not depend on it)")
     p.add_argument("--out", metavar="JSON", type=_output_file, help="write the rating and every match as JSON")
     p.add_argument("--plot", metavar="PNG", type=_output_file, help="plot the rating among the rungs (matplotlib)")
-    p.add_argument("--quiet", action="store_true", help="no line per match on stderr")
-    p.set_defaults(func=_run_rate)
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no line per match on stderr")
+    # Unknown agent or configuration, stale ladder, bad output.
+    p.set_defaults(func=_run_rate, refuse=(ValueError, TypeError))
 
 
 def _run_ladder(args: argparse.Namespace) -> int:
     """Handler of ``mjenv ladder``."""
     from agents.arena import ladder  # lazily: mjenv never imports agents at module level
 
-    if args.all and _ladder_options(args):
-        print("mjenv ladder: error: --all prints every ladder: give it no --preset, --mode or --room", file=sys.stderr)
-        return 2
-    try:
-        specs = list(ladder.LADDERS.values()) if args.all else [ladder.ladder_for(args.game, _ladder_options(args))]
-        if args.json:
-            check_not_input(args.json, [ladder.data_path(s.key) for s in specs], "stored ladder")
-        tables = [ladder.load(s) for s in specs]
-    except (OSError, ValueError) as exc:
-        print(f"mjenv ladder: error: {exc}", file=sys.stderr)
-        return 2
+    if args.all and _table_options(args):
+        return _error("ladder", "--all prints every ladder: give it no --preset, --mode or --room")
+    specs = list(ladder.LADDERS.values()) if args.all else [ladder.ladder_for(args.game, _table_options(args))]
+    if args.json:
+        check_not_input(args.json, [ladder.data_path(s.key) for s in specs], "stored ladder")
+    tables = [ladder.load(s) for s in specs]
     print("\n\n".join(ladder.format_table(t) for t in tables))
     if not args.json:
         return 0
@@ -485,14 +498,25 @@ def _add_ladder_parser(sub: Any) -> None:
                        description="The stored reference ladder: every rung's rating (heuristic = 1000) with "
                                    "its 95% interval, its beans per hand against three random and three "
                                    "heuristic agents, and its win, deal-in and mean fan over its matches. "
-                                   "Exit status 2 on bad arguments.")
-    _add_ladder_options(p)
+                                   "Exit status 2 on bad arguments.", parents=[_GAME, _VARIANT, _MODE])
     p.add_argument("--all", action="store_true", help="every ladder")
     p.add_argument("--json", metavar="FILE", type=_output_file, help="also write the table as JSON")
-    p.set_defaults(func=_run_ladder)
+    p.set_defaults(func=_run_ladder, refuse=(OSError, ValueError))
 
 
 # ---------------------------------------------------------------- replay
+
+
+def _log_failed(command: str, exc: Any) -> int:
+    """Report a :class:`~mjenv.replay.ReplayError`: 1 for a mismatch, 2 for a malformed log or a file
+    that is no log at all."""
+    from . import replay
+
+    if isinstance(exc, replay.NotALogError):
+        return _error(command, f"{exc.path} is {exc.detail}")
+    what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
+    print(f"mjenv {command}: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
+    return 1 if isinstance(exc, replay.ReplayMismatch) else 2
 
 
 def _run_replay(args: argparse.Namespace) -> int:
@@ -514,16 +538,12 @@ def _run_replay(args: argparse.Namespace) -> int:
             print(render_table(game, args.tiles))
 
     def failed(exc: Any) -> int:
-        """Report a ReplayError: 1 for a mismatch, 2 for a malformed log."""
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv replay: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("replay", exc)
 
     try:
         hands = replay.read_log(args.file)
     except OSError as exc:  # missing or unreadable file
-        print(f"mjenv replay: cannot read {args.file}: {exc}", file=sys.stderr)
-        return 2
+        return _error("replay", exc)
     except replay.ReplayError as exc:
         return failed(exc)
     try:
@@ -541,7 +561,7 @@ def _add_replay_parser(sub: Any) -> None:
                                    "and compare each line. Exit 0 verified, 1 mismatch, 2 malformed log.")
     p.add_argument("file", help="the log file")
     p.add_argument("--render", action="store_true", help="print the game turn by turn")
-    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style for --render")
+    p.add_argument("--tiles", default="zh", choices=_TILE_STYLES, help="tile style for --render")
     p.set_defaults(func=_run_replay)
 
 
@@ -559,15 +579,11 @@ def _run_view(args: argparse.Namespace) -> int:
         check_not_input(out, [args.file], "log")
         done = write_view(args.file, out, args.hands)
     except OSError as exc:  # missing or unreadable log, or an output that failed after its check
-        print(f"mjenv view: error: {exc}", file=sys.stderr)
-        return 2
+        return _error("view", exc if exc.filename == args.file else str(exc))
     except replay.ReplayError as exc:
-        what = "mismatch" if isinstance(exc, replay.ReplayMismatch) else "malformed log"
-        print(f"mjenv view: {what} at line {exc.line}: {exc.detail}", file=sys.stderr)
-        return 1 if isinstance(exc, replay.ReplayMismatch) else 2
+        return _log_failed("view", exc)
     except ValueError as exc:  # an output that is the log, too many hands, --hands not in the log
-        print(f"mjenv view: error: {exc}", file=sys.stderr)
-        return 2
+        return _error("view", exc)
     last = done.first + done.hands - 1
     which = "" if done.hands == done.log_hands else f" (hands {done.first}-{last} of {done.log_hands})"
     print(f"wrote {out}: {done.hands} hand(s){which}, {done.steps} steps; open it in a browser "
@@ -620,18 +636,11 @@ def _run_play(args: argparse.Namespace) -> int:
     """Handler of ``mjenv play``."""
     from .play import run_play
 
-    options = dict(args.rule)
-    for key in ("mode", "room"):
-        if getattr(args, key) is not None:
-            options[key] = getattr(args, key)
     try:
         if args.log:
             check_not_input(args.log, _policy_files(args.opponents.split(",")), "policy checkpoint")
         run_play(seat=args.seat, opponents=args.opponents, preset=args.preset, seed=args.seed,
-                 tile_style=args.tiles, log_path=args.log, game=args.game, **options)
-    except (ValueError, TypeError) as exc:  # unknown policy, bad rule option, a log that is a policy file
-        print(f"mjenv play: error: {exc}", file=sys.stderr)
-        return 2
+                 tile_style=args.tiles, log_path=args.log, game=args.game, **_table_options(args, ("mode", "room")))
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -642,43 +651,87 @@ def _add_play_parser(sub: Any) -> None:
     """``mjenv play``: a person plays one seat against agents."""
     p = sub.add_parser("play", help="play one seat in the terminal against agents",
                        description="Play one blood-battle or Joy Mahjong hand in the terminal. Enter an "
-                                   "action's number; q or end of input quits. Exit status 2 on bad arguments.")
-    p.add_argument("--game", default="blood_battle", choices=games.GAME_NAMES,
-                   help="game (default blood_battle)")
+                                   "action's number; q or end of input quits. Exit status 2 on bad arguments.",
+                       parents=[_GAME, _VARIANT, _MODE, _RULE])
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0-3 (default 0)")
     p.add_argument("--opponents", default="random",
                    help="policy for the other seats, or three comma-separated (random, heuristic)")
-    p.add_argument("--preset", default=None,
-                   help="rule preset (blood_battle: happy (default), qq; joy_mahjong: standard)")
-    p.add_argument("--mode", choices=["blood", "classic"], help="blood_battle: blood (default) or classic")
-    p.add_argument("--room", choices=games.GAMES["joy_mahjong"].variants,
-                   help="joy_mahjong: room, popular (default), eight_fan or no_fan")
     p.add_argument("--seed", type=int, default=None, help="wall and opponents' seed (default random)")
-    p.add_argument("--tiles", default="zh", choices=["zh", "unicode"], help="tile style")
+    p.add_argument("--tiles", default="zh", choices=_TILE_STYLES, help="tile style")
     p.add_argument("--log", metavar="FILE", type=_log_file, help="append a replay log of the hand to FILE")
-    p.add_argument("--rule", action="append", default=[], type=_rule_arg, metavar="KEY=VALUE",
-                   help="rule field override, repeatable, e.g. cap_fan=8")
-    p.set_defaults(func=_run_play)
+    # Unknown policy, bad rule option, a log that is a policy file.
+    p.set_defaults(func=_run_play, refuse=(ValueError, TypeError))
+
+
+# ---------------------------------------------------------------- warmup
+
+
+def _run_warmup(args: argparse.Namespace) -> int:
+    """Handler of ``mjenv warmup``."""
+    import time
+
+    from .warmup import cache_folders, warmup
+
+    names = args.game or list(games.GAME_NAMES)
+    print(f"compiling the batched engine and the compiled heuristics for {', '.join(names)} "
+          "(a minute or two per game on 2 cores when nothing is cached)", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    warmup(names)
+    print(f"warm in {time.perf_counter() - start:.0f} s: later processes load the compiled code from "
+          f"{' and '.join(dict.fromkeys(cache_folders()))}")
+    return 0
+
+
+def _add_warmup_parser(sub: Any) -> None:
+    """``mjenv warmup``: fill numba's cache ahead of the runs that need it."""
+    p = sub.add_parser("warmup", help="compile the batched engine now (for cluster nodes that start cold)",
+                       description="Compile the batched engine, its encoders and the compiled heuristics of "
+                                   "the games into numba's on-disk cache, so that later processes (cluster "
+                                   "nodes sharing this install, a container built once) start in seconds "
+                                   "instead of compiling for a minute or two each. Run it after installing "
+                                   "or upgrading mjenv; an edited source drops the cache again.")
+    p.add_argument("--game", action="append", choices=games.GAME_NAMES,
+                   help="a game to compile, repeatable (default: both)")
+    p.set_defaults(func=_run_warmup)
 
 
 _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (_add_score_parser, _add_demo_parser, _add_bench_parser,
                                                      _add_eval_parser, _add_compare_parser, _add_rate_parser,
                                                      _add_ladder_parser,
-                                                     _add_replay_parser, _add_view_parser, _add_play_parser)
+                                                     _add_replay_parser, _add_view_parser, _add_play_parser,
+                                                     _add_warmup_parser)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr and exit status 2, as every handler's
+    own errors are (argparse would print the usage first: ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``mjenv`` argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="mjenv",
-                                     description="Chinese mahjong RL environments and tools.")
+    parser = _Parser(prog="mjenv", description="Chinese mahjong RL environments and tools.")
     parser.add_argument("--version", action="version", version=f"mjenv {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in _SUBCOMMANDS:
         add(sub)
+    parser.set_defaults(refuse=())
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``mjenv`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which stopped reading: end quietly, as `cat | head` does.
+        # stdout is pointed at /dev/null so that the interpreter's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, a shell's status for a writer killed by a closed pipe
+    except args.refuse as exc:  # the bad input a subcommand names in its defaults: one line, exit 2
+        return _error(args.command, exc)
+    return status

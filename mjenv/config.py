@@ -63,9 +63,19 @@ class BloodBattleRules:
     """B4: beans each seat holds at the start of an episode (one int, or four); None: unlimited."""
     min_beans: int = 0
     """B4: 场次下限; in a match, a seat below it after a hand ends the match. Needs ``bankroll``."""
+    items: Any = None
+    """S17: items (道具) each seat holds at the start of a hand: an int (that many of each), a
+    mapping item -> count, or four mappings (one per seat); None: off. Kept as four tuples of
+    counts in :data:`mjenv.rules.items.ITEMS` order; adds the item actions after the others."""
+    qiankun_tiles: int = 10
+    """S17.3, with ``items``: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)."""
+    qianliyan_parts: int = 4
+    """S17.6, with ``items``: the equal parts of the live wall 千里眼 tells apart (1-55)."""
 
     def __post_init__(self) -> None:
-        _check_options(self, _BLOOD_OPTIONAL)
+        object.__setattr__(self, "items", item_inventory(self.items))
+        _check_options(self, {**_BLOOD_OPTIONAL, "items": ""})
+        _check_limits(self, BLOOD_LIMITS)
         _check_choice(self, "mode", ("blood", "classic"))
         _check_choice(self, "escape_rule", ("happy", "qq"))
         _check_choice(self, "self_draw_bonus", ("add_fan", "add_base", "none"))
@@ -84,6 +94,12 @@ class BloodBattleRules:
                     raise ValueError(f"rule field {name!r} belongs to escape_rule='happy' (扣豆 and 赔偿); "
                                      f"escape_rule='qq' pays 16倍 and has no {name}")
         _check_balances(self)
+        check_int_range("qiankun_tiles", self.qiankun_tiles, QIANKUN_TILES)
+        check_int_range("qianliyan_parts", self.qianliyan_parts, QIANLIYAN_PARTS)
+        if self.items is None:
+            for name, default in (("qiankun_tiles", 10), ("qianliyan_parts", 4)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"rule field {name!r} applies only with items (S17); set items or leave {name} out")
 
     @property
     def flower_pig_points(self) -> int:
@@ -156,6 +172,7 @@ class JoyMahjongRules:
 
     def __post_init__(self) -> None:
         _check_options(self, _JOY_OPTIONAL)
+        _check_limits(self, JOY_LIMITS)
         _check_choice(self, "room", ("popular", "eight_fan", "no_fan"))
         _check_choice(self, "discard_payers", ("discarder", "all_mcr"))
         if self.room_coefficient < 1:
@@ -181,6 +198,93 @@ _JOY_OPTIONAL = {"escape_x": "an int >= 1 or None",
 """Fields whose default is None (off), and what they accept."""
 
 
+_BEANS = 10**15
+"""The most beans a seat may hold (``bankroll``, ``min_beans``): four of them stay far below 2**63."""
+BLOOD_LIMITS: dict[str, int] = {
+    "base_points": 1_000, "direct_kong_units": 1_000, "added_kong_units": 1_000, "concealed_kong_units": 1_000,
+    "cap_fan": 30, "flower_pig_units": 1_000_000, "room_coefficient": 1_000_000, "rake": 10**12,
+    "escape_factor": 1_000, "escape_min_penalty": 10**12, "escape_min_compensation": 10**12,
+    "bankroll": _BEANS, "min_beans": _BEANS}
+JOY_LIMITS: dict[str, int] = {"room_coefficient": 1_000_000, "rake": 10**12, "escape_x": 1_000_000,
+                              "bankroll": _BEANS, "min_beans": _BEANS}
+"""The largest value of every integer rule field (docs/rules-blood-battle.md §2, rules-joy-mahjong.md
+§13): each far above any table's, and small enough that every product the settlement forms stays
+in int64 (the compiled engine's); :data:`EPISODE_BEAN_LIMIT` then bounds their combination."""
+EPISODE_BEAN_LIMIT = 2**62
+"""The most beans any seat may win or lose in an episode, worst case: half of int64's range, so no
+bean, payment or balance of the compiled engine can overflow (:func:`check_episode_beans`)."""
+
+
+def _check_limits(obj: Any, limits: Mapping[str, int]) -> None:
+    """Every integer field at most its limit (bankroll: each of its values), naming the field."""
+    for name, limit in limits.items():
+        value = getattr(obj, name)
+        values = value if isinstance(value, tuple) else (value,)
+        if value is not None and max(values) > limit:
+            raise ValueError(f"rule field {name!r} must be at most {limit:,} (so that no bean, payment or "
+                             f"balance can overflow int64), got {value!r}")
+
+
+def check_episode_beans(hand_bound: int, match_hands: int, fields: str) -> None:
+    """Refuse rules whose worst hand, ``hand_bound`` beans per seat (the env's ``hand_bean_bound``),
+    could over ``match_hands`` hands pass :data:`EPISODE_BEAN_LIMIT`; ``fields`` names the rule
+    fields that bound grows with."""
+    if hand_bound * match_hands > EPISODE_BEAN_LIMIT:
+        raise ValueError(f"rule fields {fields} let one hand move up to {hand_bound:,} beans per seat; over "
+                         f"match_hands={match_hands} that could pass 2**62 beans and overflow int64: lower them")
+
+
+# ------------------------------------------------------------------ items (S17)
+
+ITEMS = ("qiankun", "toutian", "yihua", "qianliyan", "shunfeng")
+"""S17.3-S17.7, in action order: 乾坤大挪移, 偷天换日, 移花接木, 千里眼, 顺风耳 (金手指 is cosmetic, S17.9)."""
+MAX_ITEM_COUNT = 99
+"""The most of one item a seat may hold (a bound for the inventory planes)."""
+QIANKUN_TILES = (1, 13)
+"""S17.3: ``qiankun_tiles`` between these (a dealt hand has 13 tiles)."""
+QIANLIYAN_PARTS = (1, 55)
+"""S17.6: ``qianliyan_parts`` between these (the live wall holds at most 55 tiles after the deal)."""
+
+
+def _item_counts(value: Any, where: str) -> tuple[int, ...]:
+    """Five counts from an int (that many of each) or a mapping item -> count (others 0)."""
+    if isinstance(value, Mapping):
+        unknown = sorted(map(str, set(value) - set(ITEMS)))
+        if unknown:
+            raise ValueError(f"rule field 'items'{where}: unknown item(s) {unknown}; items are {', '.join(ITEMS)} "
+                             f"(金手指 is cosmetic and not modelled, S17.9)")
+        counts = tuple(value.get(name, 0) for name in ITEMS)
+    else:
+        counts = (value,) * len(ITEMS)
+    for name, n in zip(ITEMS, counts):
+        if not (isinstance(n, int) and not isinstance(n, bool)) or not 0 <= n <= MAX_ITEM_COUNT:
+            raise ValueError(f"rule field 'items'{where}: the count of {name} must be an int 0-{MAX_ITEM_COUNT}, got {n!r}")
+    return counts
+
+
+def item_inventory(value: Any) -> tuple[tuple[int, ...], ...] | None:
+    """S17.1: the per-seat counts ``((5 counts) x 4 seats)`` of the rule field ``items``: None (off),
+    an int (that many of each item), a mapping item -> count, or four such mappings (one per seat)."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        if len(value) != 4 or not all(isinstance(v, (Mapping, int)) for v in value):
+            raise ValueError(f"rule field 'items' must be an int, a mapping item -> count or four mappings "
+                             f"(one per seat), got {value!r}")
+        return tuple(_item_counts(v, f"[{seat}]") for seat, v in enumerate(value))
+    if isinstance(value, Mapping) or (isinstance(value, int) and not isinstance(value, bool)):
+        return (_item_counts(value, ""),) * 4
+    raise ValueError(f"rule field 'items' must be None, an int, a mapping item -> count or four mappings, "
+                     f"got {type(value).__name__} {value!r}")
+
+
+def check_int_range(name: str, value: Any, bounds: tuple[int, int]) -> None:
+    """A ValueError naming the rule field unless ``value`` is an int within ``bounds``."""
+    if not (isinstance(value, int) and not isinstance(value, bool)) or not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"rule field {name!r} must be an int {bounds[0]}-{bounds[1]}, got {value!r}")
+
+
+
 def _is_int(value: Any) -> bool:
     """An int that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -191,6 +295,8 @@ def _check_options(obj: Any, optional: Mapping[str, str]) -> None:
     ints, a list of four read as a tuple), every other field against its default's type."""
     for name, what in optional.items():
         value = getattr(obj, name)
+        if name == "items":  # checked by mjenv.rules.items.inventory
+            continue
         if isinstance(value, list) and name == "bankroll":
             value = tuple(value)
             object.__setattr__(obj, name, value)  # YAML and JSON give lists; the rules keep a tuple
@@ -302,6 +408,7 @@ OPTION_GROUPS: dict[str, tuple[str, ...]] = {
     "escape": ("escape", "escape_rule", "escape_factor", "escape_min_penalty", "escape_min_compensation",
                "escape_x"),
     "bankroll": ("bankroll", "min_beans"),
+    "items": ("items", "qiankun_tiles", "qianliyan_parts"),
 }
 """Rule fields that only act when their group's switch (the key: ``escape`` true, ``bankroll``
 set) is on; :func:`as_dict` leaves a group out while it is off."""
@@ -318,4 +425,6 @@ def as_dict(rules: Any) -> dict[str, Any]:
                 out.pop(name, None)
     if isinstance(out.get("bankroll"), tuple):
         out["bankroll"] = list(out["bankroll"])
+    if out.get("items") is not None:  # four mappings, which build the same rules
+        out["items"] = [dict(zip(ITEMS, counts)) for counts in out["items"]]
     return out

@@ -38,14 +38,15 @@ def _show(kinds: list[int], style: str) -> str:
 
 def describe_observation(observation: np.ndarray, observer: Any, style: str = "compact") -> str:
     """One seat's observation as text; ``observer``: the env's encoder (``env.unwrapped.observer``),
-    ``style``: ``compact`` (``123m``), ``zh`` or ``unicode``."""
+    ``style``: ``compact`` (``123m``), ``zh`` or ``unicode``. A uint8 observation
+    (``observation_dtype="uint8"``) is read back to its float32 values first."""
     if style not in ("compact", "zh", "unicode"):
         raise ValueError(f"style must be 'compact', 'zh' or 'unicode', got {style!r}")
     v, w = observer.views, observer.width
     if observation.shape != (observer.planes, w):
         raise ValueError(f"observation has shape {observation.shape}; this observer encodes "
                          f"{(observer.planes, w)}: pass the observer of the env it came from")
-    o = observation
+    o = observer.from_uint8(observation) if observation.dtype == np.uint8 else observation
     joy = "wild" in v
 
     def row(name: str, r: int = 0) -> np.ndarray:

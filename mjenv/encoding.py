@@ -20,7 +20,7 @@ seat and in ``state()`` per absolute seat.
 
 Version history: v0 (mjenv 0.1.0) first release; JoyMahjongObserver v0 added (the wildcard
 and its indicator, flowers, winds, 吃 melds; no 定缺); the optional ``escaped`` and ``balance``
-planes.
+planes; the optional item planes (:data:`ITEM_PLANES`, blood battle with ``items``, S17).
 
 Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/rules-joy-mahjong.md (J).
 """
@@ -76,6 +76,24 @@ OPTIONAL_PLANES = {
 }
 """Optional views (4 planes each, after the default ones) and what they hold."""
 
+ITEM_PLANES = [
+    ("item_inventory", 5, "own items left: 乾坤大挪移, 偷天换日, 移花接木, 千里眼, 顺风耳 (count each, S17.1); with items"),
+    ("item_uses", 20, "per relative seat, per item: uses this hand (public, S17.10); with items"),
+    ("item_turn", 5, "per item: used by the observer in its turn now (at most once a turn, S17.2); with items"),
+    ("item_step", 5, "the item decision asked: 乾坤大挪移 use or keep, 偷天换日 give, 移花接木 give, "
+                     "偷天换日 name, 千里眼 name (S17.2-S17.6); with items"),
+    ("item_given", 1, "the kind the observer gives to 偷天换日 (its name step), one-hot; with items"),
+    ("shunfeng", 1, "the kind the next draw takes, heard with 顺风耳 while the knowledge holds (S17.7); with items"),
+    ("qianliyan_part", 1, "per kind asked with 千里眼: (part + 1) / qianliyan_parts of its nearest copy (S17.6); with items"),
+    ("qianliyan_none", 1, "per kind asked with 千里眼: none was in the live wall; with items"),
+    ("qianliyan_wall", 1, "per kind asked with 千里眼: tiles in the live wall when asked / 108; with items"),
+]
+"""The blood battle's optional item views (rule option ``items``, S17), after the other optional
+ones: (name, planes, meaning). ``state()`` holds ``item_inventory`` and ``item_uses`` per absolute
+seat (20 planes each), ``item_step`` and ``item_given``; every seat's knowledge is in its wall order."""
+ITEM_STATE_PLANES = [("item_inventory", 20), ("item_uses", 20), ("item_step", 5), ("item_given", 1)]
+_ITEM_STEPS = {("qiankun", -1): 0, ("give", 1): 1, ("give", 2): 2, ("name", 1): 3, ("name", 3): 4}
+
 
 class _PlaneRanges:
     """The value ranges of an observer's planes: [0, 1] but the views in ``wide_ranges`` and the
@@ -115,6 +133,64 @@ class _PlaneRanges:
         self.state_planes = start + 4 * len(optional)
         if "balance" in optional:
             self.wide_ranges = {**type(self).wide_ranges, "balance": (0.0, balance_bound)}
+
+    def _add_items(self, max_count: int, parts: int) -> None:
+        """Append the item views (:data:`ITEM_PLANES`, S17) after the other optional ones."""
+        self.item_planes = True
+        self.item_parts = parts
+        self.plane_spec = self.plane_spec + ITEM_PLANES
+        self.views, self.meanings = _layout(self.plane_spec), _meanings(self.plane_spec)
+        self.planes = max(sl.stop for sl in self.views.values())
+        start = self.state_planes
+        for name, n in ITEM_STATE_PLANES:
+            self.state_views = {**self.state_views, name: slice(start, start + n)}
+            start += n
+        self.state_planes = start
+        counts = (0.0, float(max(max_count, 1)))
+        self.wide_ranges = {**self.wide_ranges, "item_inventory": counts, "item_uses": counts}
+        self.uint8_scales = {**self.uint8_scales, "qianliyan_part": parts, "qianliyan_wall": 108}
+
+    item_planes = False
+    """Whether the item views (rule option ``items``, S17) follow the other optional ones."""
+
+    def _item_obs(self, g: BloodBattleGame, seat: int, order: list[int]) -> np.ndarray:
+        """The item planes of ``seat``'s observation: what it holds, the public uses, its knowledge."""
+        w = self.width
+        out = np.zeros((sum(n for _, n, _ in ITEM_PLANES), w), dtype=np.float32)
+        out[0:5] = np.array(g.inventory[seat], dtype=np.float32)[:, None]
+        out[5:25] = np.array([g.item_uses[s] for s in order], dtype=np.float32).reshape(20, 1)
+        if g.current_player == seat:
+            if g.phase == "turn":
+                out[25:30] = np.array(g.turn_used, dtype=np.float32)[:, None]
+            self._item_step_planes(g, out[30:36])
+        heard = g.shunfeng_tile(seat)
+        if heard >= 0:
+            out[36, heard] = 1
+        for kind, (part, wall) in g.qianliyan[seat].items():
+            if part >= 0:
+                out[37, kind] = (part + 1) / self.item_parts
+            else:
+                out[38, kind] = 1
+            out[39, kind] = wall / 108
+        return out
+
+    @staticmethod
+    def _item_step_planes(g: BloodBattleGame, out: np.ndarray) -> None:
+        """``item_step`` (5 planes) and ``item_given`` (1) of the decision open now."""
+        pending = g.item_pending[0] if g.item_pending is not None else -1
+        step = _ITEM_STEPS.get((g.phase, pending))
+        if step is not None:
+            out[step] = 1
+        if g.phase == "name" and g.item_pending[1] >= 0:
+            out[5, g.item_pending[1]] = 1
+
+    def _item_state(self, g: BloodBattleGame) -> np.ndarray:
+        """The item planes of ``state()``: every seat's inventory and uses, the decision open now."""
+        out = np.zeros((46, self.width), dtype=np.float32)
+        out[0:20] = np.array(g.inventory, dtype=np.float32).reshape(20, 1)
+        out[20:40] = np.array(g.item_uses, dtype=np.float32).reshape(20, 1)
+        self._item_step_planes(g, out[40:46])
+        return out
 
     def _optional_planes(self, g: GameCore, seats: list[int]) -> np.ndarray:
         """The optional planes, ``seats`` in the order to show them (relative or absolute)."""
@@ -226,12 +302,16 @@ class BloodBattleObserver(_PlaneRanges):
     state_planes = max(s.stop for s in state_views.values())
 
     def __init__(self, bean_scale: float, rule_flags: tuple[bool, bool, bool, bool] = (False,) * 4,
-                 bean_bound: float = 16.0, escape: bool = False, balance_bound: float | None = None) -> None:
+                 bean_bound: float = 16.0, escape: bool = False, balance_bound: float | None = None,
+                 items: int | None = None, qianliyan_parts: int = 4) -> None:
         self.bean_scale = float(bean_scale)
         self.bean_bound = float(bean_bound)
         """No seat's beans in one hand exceed ``bean_bound · bean_scale``: the range of the bean planes."""
-        # Optional planes: ``escaped`` with escape; ``balance`` (up to balance_bound) with a bankroll.
+        # Optional planes: ``escaped`` with escape; ``balance`` (up to balance_bound) with a bankroll;
+        # the item views with items (``items``: the largest count a seat holds, S17).
         self._add_optional(("escaped",) * escape + ("balance",) * (balance_bound is not None), balance_bound or 0.0)
+        if items is not None:
+            self._add_items(items, qianliyan_parts)
         self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
@@ -297,7 +377,8 @@ class BloodBattleObserver(_PlaneRanges):
             + self.rule_flags
         )
         out[v["ankan_count"] :] = np.array(scalars, dtype=np.float32)[:, None]
-        return self._with_optional(out, g, order)
+        out = self._with_optional(out, g, order)
+        return np.concatenate([out, self._item_obs(g, seat, order)]) if self.item_planes else out
 
     def state(self, g: BloodBattleGame) -> np.ndarray:
         """Perfect information: every hand, the chosen voids, the wall order (absolute seats)."""
@@ -311,7 +392,8 @@ class BloodBattleObserver(_PlaneRanges):
         if rest:
             out[v["wall_order"].start + np.arange(len(rest)), rest] = 1
         out[v["wall"].start] = g.wall_count / 108
-        return self._with_optional(out, g, list(range(N_SEATS)))
+        out = self._with_optional(out, g, list(range(N_SEATS)))
+        return np.concatenate([out, self._item_state(g)]) if self.item_planes else out
 
 
 def _shared_state_planes(g: GameCore, v: dict[str, slice], planes: int, w: int, bean_scale: float,

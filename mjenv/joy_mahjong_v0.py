@@ -17,6 +17,9 @@ Render modes            ``ansi`` (the table, a str), ``human`` (prints it), ``se
                         to act observes); ``metadata["render_fps"]`` 4
 Illegal actions         ``illegal_action="raise"`` (default), ``"first_legal"`` or ``"terminate"`` (below)
 Threads                 one instance per thread: an instance is not thread-safe (below)
+Backend                 ``backend="reference"`` (default: the readable engine, the specification) or
+                        ``"compiled"`` (one table of the compiled engine of ``mjenv.vector``: the same game
+                        step for step, faster; no ``ansi``/``human`` render, ``log_path`` or ``parallel_env``)
 ======================  =====================================================================
 
 Rule IDs (J1–J10, B1–B2) are anchors of ``docs/rules-joy-mahjong.md``.
@@ -117,7 +120,9 @@ of the rules) and may run in parallel threads.
 anything; ``log_path`` checked at construction, and a failed log write leaves the env consistent;
 finite observation and state bounds (``hand_bean_bound``), ``render_fps``, the ``seat`` render mode;
 the ``escape`` and ``bankroll`` options (off by default: the default spaces are unchanged);
-``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`).
+``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`);
+``backend="compiled"``, the same env on the compiled engine (:mod:`mjenv.compiled_table`), the
+readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`).
 """
 
 from __future__ import annotations
@@ -131,32 +136,12 @@ from . import replay
 from .actions import JOY_MAHJONG as LAYOUT
 from .aec import RENDER_FPS, RENDER_MODES, MahjongAECEnv, wrap
 from .parallel import MahjongParallelEnv
-from .config import JoyMahjongRules, joy_mahjong_rules, load_rules_file
-from .rules import beans as bean_rules
-from .rules import escape as escape_rules
-from .encoding import JoyMahjongObserver
+from .spec import MAX_FAN, spec
+from .spec import joy_mahjong_bean_bound as hand_bean_bound
 from .engine.joy_mahjong import N_SEATS, IllegalActionError, JoyMahjongGame, seeded_wall
 
-__all__ = ["LAYOUT", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "parallel_env", "raw_env",
-           "seeded_wall"]
-
-# Beans of a typical big win doubled by both the bird and the dealer: keeps the bean planes small.
-_SCALE_BASE = {"popular": 16, "eight_fan": 24, "no_fan": 10}
-
-
-MAX_FAN = 400
-"""More fan than any hand scores: the largest Chinese Official hands stay under 350 fan with
-every compatible fan counted, and 无财神 (2) and eight 花牌 add 10."""
-
-
-def hand_bean_bound(r: JoyMahjongRules) -> int:
-    """More beans than one seat can win or lose in one hand (the range of the bean planes): a win
-    of ``MAX_FAN`` (J5) doubled by the bird and the dealer (J7, J8), or an escape (J11), paid by
-    three seats; then the rake. Kongs pay nothing in Joy Mahjong."""
-    per_pair = {"popular": MAX_FAN, "eight_fan": MAX_FAN + 8, "no_fan": 10}[r.room] * 2 * 2
-    if r.escape:
-        per_pair = max(per_pair, escape_rules.joy_escape_x(r.escape_x, r.room))
-    return 3 * per_pair * r.room_coefficient + r.rake
+__all__ = ["LAYOUT", "MAX_FAN", "N_SEATS", "IllegalActionError", "JoyMahjongGame", "env", "hand_bean_bound",
+           "parallel_env", "raw_env", "seeded_wall"]
 
 
 def env(**options: Any) -> AECEnv:
@@ -184,39 +169,13 @@ class raw_env(MahjongAECEnv):
                  tile_style: str = "zh", rules_file: str | None = None, preset: str = "standard",
                  log_path: str | os.PathLike | None = None, illegal_action: str = "raise",
                  illegal_reward: float | None = None, observation_dtype: str = "float32",
-                 **rule_overrides: Any) -> None:
+                 backend: str = "reference", **rule_overrides: Any) -> None:
         super().__init__()
-        if rules_file is not None:
-            spec = load_rules_file(rules_file)
-            if spec["game"] != "joy_mahjong":
-                raise ValueError(f"{rules_file}: game {spec['game']!r} is not joy_mahjong")
-            preset, rule_overrides = spec["preset"], {**spec["rules"], **rule_overrides}
-        if room is not None:
-            rule_overrides = {**rule_overrides, "room": room}
-        self.rules: JoyMahjongRules = joy_mahjong_rules(preset, **rule_overrides)
-        self.preset = preset
-        r = self.rules
-        self.layout = LAYOUT.with_escape(r.escape)
-        scale = 4 * _SCALE_BASE[r.room] * r.room_coefficient
-        held = None if r.bankroll is None else bean_rules.balance_bound(r.bankroll) / scale
-        observer = JoyMahjongObserver(bean_scale=scale, room=r.room, all_mcr=r.discard_payers == "all_mcr",
-                                      bean_bound=hand_bean_bound(r) / scale, balance_bound=held)
-        self._setup(observer, render_mode, match_hands, tile_style, log_path, illegal_action, illegal_reward,
-                    observation_dtype)
+        self._setup(spec("joy_mahjong", preset, room=room, rules_file=rules_file, match_hands=match_hands,
+                         illegal_action=illegal_action, illegal_reward=illegal_reward,
+                         observation_dtype=observation_dtype, **rule_overrides),
+                    render_mode, tile_style, log_path, backend)
         self.game: JoyMahjongGame | None = None
-
-    def _new_game(self, seed: int, hand_index: int, previous: JoyMahjongGame | None,
-                  script: dict[str, Any]) -> JoyMahjongGame:
-        """Hand ``hand_index`` of ``seed``. First hand: scripted or seeded dealer; the prevailing
-        wind scripted, else seeded for a single hand and East for a match. Then the deal passes
-        to the next seat and the wind advances every four hands (J10)."""
-        wall, dice, wind = seeded_wall(seed, hand_index)
-        if previous is None:
-            prevailing = script.get("prevailing_wind", wind if self.match_hands == 1 else 0)
-            return JoyMahjongGame(self.rules, script.get("wall", wall), script.get("dealer", dice), prevailing)
-        prevailing = (previous.prevailing_wind + (hand_index % 4 == 0)) % 4
-        # B4: balances carry over a match.
-        return JoyMahjongGame(self.rules, wall, previous.next_dealer, prevailing, balances=previous.balances)
 
     def _log_header(self) -> dict[str, Any]:
         return replay.hand_header(self.preset, self.rules, self._hand_seed, self.hand_index, game="joy_mahjong",

@@ -12,6 +12,7 @@ complete, so that a failure leaves the old file (or no file) and no temporary fi
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 from contextlib import contextmanager
@@ -130,7 +131,19 @@ def atomic_write(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
             tmp.unlink(missing_ok=True)
 
 
+def strict_json(data: Any) -> Any:
+    """``data`` with every float that is not finite (NaN, ±inf) as None: JSON has no such numbers,
+    and ``json.dump`` would write the non-standard tokens ``NaN`` and ``Infinity``."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: strict_json(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [strict_json(v) for v in data]
+    return data
+
+
 def write_json(path: PathLike, data: Any) -> None:
-    """Write ``data`` as indented UTF-8 JSON, atomically."""
+    """Write ``data`` as indented UTF-8 JSON, atomically; strict JSON (:func:`strict_json`)."""
     with atomic_write(path) as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
+        json.dump(strict_json(data), fh, ensure_ascii=False, indent=1, allow_nan=False)

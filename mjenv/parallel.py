@@ -52,6 +52,9 @@ class MahjongParallelEnv(ParallelEnv):
     def __init__(self, aec: MahjongAECEnv, render_mode: str | None = None) -> None:
         if render_mode not in (None, *PARALLEL_RENDER_MODES):
             raise ValueError(f"render_mode must be one of {PARALLEL_RENDER_MODES} or None, got {render_mode!r}")
+        if aec.backend != "reference":  # the claim windows below read the readable engine's queue
+            raise ValueError(f"the Parallel API plays the readable engine only, got backend={aec.backend!r}; "
+                             "use the AEC env (env(backend='compiled')) or mjenv.vector for the compiled one")
         self.aec = aec
         """The AEC env that plays the table (made with this env's options)."""
         self.render_mode = render_mode

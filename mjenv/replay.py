@@ -111,6 +111,10 @@ class LogFormatError(ReplayError):
     """Malformed or truncated log: bad JSON, missing header, unknown type, wrong field type."""
 
 
+class NotALogError(LogFormatError):
+    """The file does not start as a replay log does (with a header line): some other file."""
+
+
 class ReplayMismatch(ReplayError):
     """The re-simulation disagrees with the log at ``line``."""
 
@@ -372,6 +376,10 @@ def read_log(path: PathLike) -> list[LoggedHand]:
     return list(iter_log(path))
 
 
+_NOT_A_LOG = ("not a replay log: expected a header line, got {} (a log of env option log_path, mjenv eval "
+              "--log or mjenv demo --log starts each hand with one)")
+
+
 def iter_log(path: PathLike) -> Iterator[LoggedHand]:
     """The hands of a log one at a time, each checked as :func:`read_log` does when it is read (a
     problem further on is raised when the reading gets there): for logs too large to hold."""
@@ -388,12 +396,18 @@ def iter_log(path: PathLike) -> Iterator[LoggedHand]:
                 raise LogFormatError(path, n, f"not UTF-8: {exc.reason} at byte {exc.start}") from exc
             if not text.strip():
                 continue  # blank lines (e.g. between concatenated logs) carry nothing
+            first = current is None and not hands
             try:
                 raw = json.loads(text)
             except json.JSONDecodeError as exc:
+                if first:  # e.g. an eval results file (indented JSON) given for its log
+                    raise NotALogError(path, n, _NOT_A_LOG.format(f"a line that is not JSON ({exc.msg})")) from exc
                 raise LogFormatError(path, n, f"bad JSON: {exc.msg} (column {exc.colno})") from exc
             except RecursionError as exc:  # e.g. 100,000 nested brackets: no log line nests that deep
                 raise LogFormatError(path, n, "bad JSON: nested too deeply to parse") from exc
+            if first and not (isinstance(raw, dict) and raw.get("type") == "header"):
+                raise NotALogError(path, n, _NOT_A_LOG.format(
+                    repr(raw["type"]) if isinstance(raw, dict) and "type" in raw else "a line without a type"))
             record = _check_record(path, n, raw, schema)
             kind = record["type"]
             if kind == "header":

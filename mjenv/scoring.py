@@ -23,7 +23,7 @@ from .config import (BloodBattleRules, JoyMahjongRules, blood_battle_rules, fiel
                      joy_mahjong_rules)
 from .melds import Meld, parse_meld
 from .rules import joy
-from .rules.sichuan import SichuanScore, WinContext, score_win
+from .rules.blood_battle import SichuanScore, WinContext, score_win
 
 _VOID = {"m": 0, "p": 1, "s": 2, "万": 0, "筒": 1, "饼": 1, "条": 2, "索": 2}
 
@@ -197,7 +197,7 @@ def score(game: str = "blood_battle", hand: str = "11224444557799m", win_tile: s
 
     - ``blood_battle``: ``preset`` (``happy`` default, as the env's; ``qq``), ``first_turn``, ``dealer``,
       ``void`` (the 定缺 suit), and any rule field (e.g. ``cap_fan=8``); see
-      :class:`mjenv.rules.sichuan.WinContext`.
+      :class:`mjenv.rules.blood_battle.WinContext`.
     - ``joy_mahjong``: ``room`` (``popular``, ``eight_fan``, ``no_fan``) and the other rule
       fields, ``wild`` (the wildcard tile, e.g. ``"6m"``; None: no wildcard), ``flowers``,
       ``fourth_tile`` (和绝张), ``seat_wind`` / ``prevailing_wind`` (E S W N); see

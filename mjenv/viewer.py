@@ -20,6 +20,7 @@ Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/ru
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from dataclasses import dataclass
@@ -35,7 +36,15 @@ from .replay import GAMES, LoggedHand, iter_log, replay_hand
 PathLike = str | os.PathLike
 DATA_MARK = "/*MJENV_DATA*/null"
 """Where the template takes the page's JSON."""
+FONT_MARK = "/*MJENV_FONT*/"
+"""Where the template's script takes the embedded CJK font (base64)."""
 TEMPLATE = "viewer_template.html"
+FONT = "fonts/viewer-cjk.woff"
+"""The Chinese the page can show, cut from Noto Sans CJK SC (OFL 1.1, ``fonts/OFL.txt``) by
+``tools/make_viewer_font.py``: embedded in every page, so that a machine without Chinese fonts
+shows no □ boxes (tests/test_viewer_font.py checks it holds every character the page can show)."""
+FONT_FAMILY = "mjenv viewer CJK"
+_SAFE_INT = 2**53 - 1  # beyond it a JavaScript number is no longer the integer: such ints go as strings
 MAX_HANDS = 100
 """Hands a page shows unless ``--hands`` chooses them: a page takes about PAGE_KB_PER_HAND KB
 per hand, and a browser opens a page of hundreds of hands slowly."""
@@ -230,11 +239,15 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
     end = hand.lines[-1].record
     options = h["options"]
     setting = options.get("room", h["preset"])
-    return {"game": game, "preset": h["preset"], "setting": setting, "seed": h["seed"],
-            "hand_index": h["hand_index"], "dealer": start["dealer"], "prevailing": start.get("prevailing_wind"),
-            "agents": h.get("agents"), "rake": options.get("rake", 0), "frames": frames, "wins": wins, "pays": pays,
-            "ending": ending_text(game, end["reason"], n_wins, n_escapes),
-            "beans": end["beans"], "balances": end.get("balances")}
+    # The seed is a string however small (the page shows it as the log has it); frames hold tile
+    # kinds, seats, counts and beans only, far from 2**53.
+    head = _exact_in_javascript({
+        "game": game, "preset": h["preset"], "setting": setting, "seed": None if h["seed"] is None else str(h["seed"]),
+        "hand_index": h["hand_index"], "dealer": start["dealer"], "prevailing": start.get("prevailing_wind"),
+        "agents": h.get("agents"), "rake": options.get("rake", 0), "wins": wins, "pays": pays,
+        "ending": ending_text(game, end["reason"], n_wins, n_escapes),
+        "beans": end["beans"], "balances": end.get("balances")})
+    return {**head, "frames": frames}
 
 
 def _multiplier(rec: dict[str, Any], options: dict[str, Any]) -> str:
@@ -298,13 +311,31 @@ def script_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
 
 
+def _font_base64() -> str:
+    """The embedded CJK font as base64 (the page's script makes a FontFace of it)."""
+    return base64.b64encode(resources.files("mjenv").joinpath(FONT).read_bytes()).decode("ascii")
+
+
 def _template() -> tuple[str, str]:
-    """The page's template, split at the data mark."""
+    """The page's template with its font, split at the data mark."""
     template = resources.files("mjenv").joinpath(TEMPLATE).read_text(encoding="utf-8")
-    if template.count(DATA_MARK) != 1:
-        raise RuntimeError(f"{TEMPLATE} lacks the data mark {DATA_MARK!r}")
-    head, tail = template.split(DATA_MARK)
+    for mark in (DATA_MARK, FONT_MARK):
+        if template.count(mark) != 1:
+            raise RuntimeError(f"{TEMPLATE} lacks the mark {mark!r}")
+    head, tail = template.replace(FONT_MARK, _font_base64()).split(DATA_MARK)
     return head, tail
+
+
+def _exact_in_javascript(value: Any) -> Any:
+    """``value`` with every int a JavaScript number cannot hold exactly (a 64-bit seed) as a string:
+    the page then shows the log's digits, not the nearest double's."""
+    if isinstance(value, dict):
+        return {k: _exact_in_javascript(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_exact_in_javascript(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE_INT:
+        return str(value)
+    return value
 
 
 def render_html(data: dict[str, Any]) -> str:

@@ -122,7 +122,7 @@ CITED = citations()
 
 def test_the_scan_sees_the_citations_it_must() -> None:
     """The scan is not vacuous: it finds the rules where the code states them, and skips code names."""
-    assert "mjenv/rules/sichuan.py" in CITED["S8"] and "mjenv/rules/joy_settlement.py" in CITED["J8"]
+    assert "mjenv/rules/blood_battle.py" in CITED["S8"] and "mjenv/rules/joy_settlement.py" in CITED["J8"]
     assert "configs/blood_battle_happy.yaml" in CITED["S15.1"]
     assert "tests/test_joy_fans.py" not in CITED.get("B5", set())  # PyMahjongGB's tile "B5"
     assert "tests/test_joy_settlement.py" not in CITED.get("S9", set())  # S9 = the tile 9s there

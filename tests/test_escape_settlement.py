@@ -13,7 +13,7 @@ from mjenv.config import blood_battle_rules
 from mjenv.rules.beans import pay_from_balance, split_in_ratio, starting_balances
 from mjenv.rules.escape import (JOY_ESCAPE_X, draw_check_claims, happy_escape_beans, escape_split,
                                 joy_escape_x, qq_escape_points)
-from mjenv.rules.sichuan import flower_pig_now, ready_points_now
+from mjenv.rules.blood_battle import flower_pig_now, ready_points_now
 
 CAP = 192  # 6·2^(6−1): the happy cap amount in points
 

@@ -63,7 +63,7 @@ def test_eval_table_names_the_exhaustive_draw_and_explains_level() -> None:
 
 def test_every_command_defaults_to_the_happy_preset(capsys: pytest.CaptureFixture) -> None:
     parser = build_parser()
-    assert parser.parse_args(["demo"]).preset == "happy"
+    assert parser.parse_args(["demo"]).preset is None  # run_demo's default: the game's first variant
     hand = ["--hand", "11114444557799m", "--win-tile", "9m", "--self-drawn"]
     assert score(hand="11114444557799m", win_tile="9m", self_drawn=True).X == \
         score(hand="11114444557799m", win_tile="9m", self_drawn=True, preset="happy").X != \
@@ -99,6 +99,19 @@ def test_demo_tells_every_draw_discard_and_claim_with_its_source(tmp_path: Path)
         assert any(line.endswith(f"from player_{e['target']}") and line.startswith(f"player_{e['actor']} ")
                    for line in lines)
     assert any(line.endswith("(forced)") for line in lines)  # a lone void-suit discard, played unasked
+
+
+@pytest.mark.parametrize("game, head", [("blood_battle", "blood battle, preset 'happy', seed 138"),
+                                        ("joy_mahjong", "Joy Mahjong, room 'popular', seed 6")])
+def test_the_default_demo_of_each_game_shows_a_win_and_payments(game: str, head: str,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    argv = ["demo"] if game == "blood_battle" else ["demo", "--game", game]  # the README's commands
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(head), out[:80]
+    assert re.search(r"^胡 player_\d on ", out, re.M) and re.search(r"pays player_\d \d+ beans", out)
+    beans = [int(line.split()[1]) for line in out.splitlines() if re.match(r"player_\d +[+-]\d+ ", line)]
+    assert len(beans) == 4 and any(beans) and sum(beans) == 0
 
 
 # ---------------------------------------------------------------- 5. progress and workers
@@ -172,3 +185,18 @@ def test_the_readme_commands_outputs_are_ignored_by_git() -> None:
     patterns = [p.strip().rstrip("/") for p in (ROOT / ".gitignore").read_text().splitlines() if p.strip()]
     for out in outputs:
         assert any(fnmatch.fnmatch(out, p) for p in patterns), out
+
+
+# ---------------------------------------------------------------- issue 51: what the output means
+
+
+def test_score_says_what_x_means_and_eval_help_names_every_policy(capsys: pytest.CaptureFixture) -> None:
+    from agents.registry import policy_names
+
+    assert main(["score", "--hand", "11224444557799m", "--win-tile", "9m", "--preset", "qq"]) == 0
+    assert main(["score", "--game", "joy_mahjong", "--hand", "11122233344455m", "--win-tile", "5m"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("X: the points each payer owes the winner") == 2 and "X · room_coefficient beans (B1)" in out
+    eval_help = " ".join(build_parser()._subparsers._group_actions[0].choices["eval"].format_help().split())
+    assert all(re.search(rf"\b{re.escape(name)}\b", eval_help.replace("heuristic- ", "heuristic-"))
+               for name in policy_names())

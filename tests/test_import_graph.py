@@ -32,24 +32,29 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("mjenv.engine.*", "mjenv.vector.engine.*")),
     # What a seat sees (encoders, their text form) and the replay logs of the engine's events.
     ("encoding", ("mjenv.encoding", "mjenv.vector.encoding.*", "mjenv.describe", "mjenv.replay", "mjenv.narration")),
-    # The PettingZoo AEC envs: thin adapters over the engine.
-    ("env", ("mjenv.aec", "mjenv.parallel", "mjenv.render", "mjenv.blood_battle_v0", "mjenv.joy_mahjong_v0")),
-    # The compiled batched envs (their backends take the AEC env's options).
+    # A game and its options as one checked spec (rules, action layout, observer, match settings).
+    ("spec", ("mjenv.spec",)),
+    # The compiled batched envs: their backends play a spec, they never import the PettingZoo envs.
     ("vector", ("mjenv.vector.*",)),
+    # The PettingZoo AEC and Parallel envs: thin adapters over an engine (readable or compiled).
+    ("env", ("mjenv.aec", "mjenv.compiled_table", "mjenv.parallel", "mjenv.render", "mjenv.blood_battle_v0",
+             "mjenv.joy_mahjong_v0")),
     # Tools over the envs that need no agent.
     ("tools", ("mjenv.demo", "mjenv.viewer", "mjenv.benchmark", "mjenv.observation_docs")),
     # Compiled batch kernels of the policies: they own their constants.
     ("kernels", ("agents.compiled.*",)),
     # The policies: the protocol, the readable baselines, the network and its checkpoints.
     ("policies", ("agents.base", "agents.features", "agents.heuristic", "agents.heuristic_joy",
-                  "agents.lookahead", "agents.lookahead_joy", "agents.neural", "agents.belief",
-                  "agents.search")),
+                  "agents.lookahead", "agents.lookahead_joy", "agents.checkpoint", "agents.neural",
+                  "agents.belief", "agents.search")),
     # Policies by name: the registry imports the policies, never the reverse.
     ("registry", ("agents.registry", "agents")),
     # The evaluation wing (duplicate protocol, both arenas, statistics, compare, levels).
     ("arena", ("agents.arena.*",)),
-    # What people and toolkits call: the command line, playing in the terminal, the toolkit views.
-    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.integrations.*")),
+    # What people and toolkits call: the command line, playing in the terminal, the toolkit views,
+    # and the deprecated paths of moved names (mjenv.wrappers, mjenv.rllib_env).
+    ("top", ("mjenv.cli", "mjenv.__main__", "mjenv.play", "mjenv.warmup", "mjenv.integrations.*",
+             "mjenv.wrappers", "mjenv.rllib_env")),
     # The trainer.
     ("train", ("train.*",)),
 )
@@ -222,6 +227,14 @@ def test_nothing_below_the_policies_imports_torch() -> None:
     offenders = [f"{m} line {GRAPH[m]['<external> torch'][0]}" for m in sorted(MODULES)
                  if (_layer(m) or 0) < floor and "<external> torch" in GRAPH[m]]
     assert not offenders, f"torch imported below the policies: {offenders}"
+
+
+def test_the_compiled_engine_never_imports_the_pettingzoo_envs() -> None:
+    # Issue 49: the backends read the game spec; the AEC env may stand on a backend, not the reverse.
+    envs = {"mjenv.aec", "mjenv.parallel", "mjenv.blood_battle_v0", "mjenv.joy_mahjong_v0"}
+    found = [f"{m} -> {t}" for m in MODULES if m.startswith("mjenv.vector") for t in GRAPH[m] if t in envs]
+    assert not found, found
+    assert "mjenv.spec" in GRAPH["mjenv.vector.backend"] and "mjenv.spec" in GRAPH["mjenv.blood_battle_v0"]
 
 
 @pytest.mark.parametrize("module, target", [("agents.registry", "agents.heuristic"),

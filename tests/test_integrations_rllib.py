@@ -359,7 +359,7 @@ def test_masked_module_never_picks_an_illegal_action_and_values_every_row():
 
 
 def test_docs_examples_run(monkeypatch, capsys, tmp_path):
-    """Every Python block of docs/integrations/rllib.md, in order, in one namespace (a local Ray)."""
+    """Every Python block of docs/integrations/rllib.md, each alone as a reader copies it (a local Ray)."""
     import ray
     import ray.tune.trainable.trainable as trainable
 
@@ -367,9 +367,8 @@ def test_docs_examples_run(monkeypatch, capsys, tmp_path):
     assert DOC_BLOCKS and any("ppo_config(" in block for block in DOC_BLOCKS)
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        namespace = {}
         for i, block in enumerate(DOC_BLOCKS):
-            exec(compile(block, f"docs/integrations/rllib.md block {i}", "exec"), namespace)
+            exec(compile(block, f"docs/integrations/rllib.md block {i}", "exec"), {})
             assert capsys.readouterr().out.strip()
     finally:
         ray.shutdown()
@@ -384,3 +383,11 @@ def test_the_benchmark_measures_the_three_paths():
     assert [row["engine"] for row in rows] == ["aec", "compiled", "compiled"]
     assert all(row["toolkit"] == "rllib" and row["steps_per_s"] > 0 and row["path"] for row in rows)
     assert all("ceiling" in row["notes"] for row in rows[1:]) and all("env " in row["notes"] for row in rows)
+
+
+def test_the_old_rllib_env_path_gives_the_multi_agent_env_with_a_warning() -> None:
+    import mjenv.integrations.rllib as new
+
+    with pytest.warns(DeprecationWarning, match=r"mjenv\.rllib_env\.MahjongMultiAgentEnv .*mjenv\.integrations\.rllib"):
+        from mjenv.rllib_env import MahjongMultiAgentEnv
+    assert MahjongMultiAgentEnv is new.MahjongMultiAgentEnv

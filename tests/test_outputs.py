@@ -80,3 +80,20 @@ def test_check_output_folder_makes_the_folder_or_says_why_not(tmp_path: Path) ->
     with pytest.raises(OutputError, match="cannot create folder /proc/logs"):
         check_output_folder("/proc/logs")
     assert _names(tmp_path / "a" / "b") == []
+
+
+def test_write_json_is_strict_json(tmp_path):
+    """Issue 47 item 6: non-finite floats are written as null, never as NaN or Infinity tokens."""
+    import json
+    import math
+
+    from mjenv.outputs import write_json
+
+    path = tmp_path / "r.json"
+    write_json(path, {"ci": [math.nan, math.inf], "nested": [{"x": -math.inf, "y": 1.5}], "t": (math.nan,)})
+
+    def refuse(token):
+        raise ValueError(token)
+
+    assert json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse) == {
+        "ci": [None, None], "nested": [{"x": None, "y": 1.5}], "t": [None]}

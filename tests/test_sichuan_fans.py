@@ -11,7 +11,7 @@ import pytest
 
 from mjenv.config import blood_battle_rules
 from mjenv.melds import parse_meld
-from mjenv.rules.sichuan import (
+from mjenv.rules.blood_battle import (
     BASE_PATTERNS, Fan, SichuanScore, WinContext, gen_count, is_flower_pig, ready_points, score_win,
 )
 from mjenv.tiles import counts_of

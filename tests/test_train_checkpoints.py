@@ -304,3 +304,23 @@ def test_checkpoints_without_a_checksum_still_load(tmp_path: Path) -> None:
     del ckpt["sha256"]  # as written before the checksum existed
     torch.save(ckpt, tmp_path / "old.pt")
     assert isinstance(load_policy(tmp_path / "old.pt"), NeuralPolicy)
+
+
+def test_the_checkpoint_format_is_one_module_and_agents_neural_keeps_its_names(tmp_path: Path) -> None:
+    from agents import checkpoint, neural
+    from train import ppo
+
+    # agents.neural's checkpoint names (other branches import them from there) are agents.checkpoint's.
+    for name in ("CHECKPOINT_FORMAT", "ARCH_BOUNDS", "CheckpointError", "FIELDS", "check_fields", "read_verified",
+                 "with_checksums", "tensor_checksum", "checkpoint_checksum", "non_finite_tensors", "is_count"):
+        assert getattr(neural, name) is getattr(checkpoint, name), name
+    assert ppo.save_checkpoint is checkpoint.save_checkpoint
+    net = fresh_net(make_config({"channels": 8, "blocks": 1}))
+    path = tmp_path / "belief.pt"
+    checkpoint.save_checkpoint(path, {"format": "mjenv.belief/1", "arch": dict(net.arch), "model": net.state_dict()})
+    assert checkpoint.read_verified(path, "mjenv.belief/1", "belief")["format"] == "mjenv.belief/1"
+    with pytest.raises(CheckpointError, match="not an mjenv PPO checkpoint"):
+        read_checkpoint(path)
+    # A policy file lacks what a run needs to continue: the resume checks say so, naming the file.
+    with pytest.raises(CheckpointError, match=r"belief.pt: lacks \['optimizer'"):
+        checkpoint.check_resumable(path, {"arch": net.arch}, net.arch)

@@ -64,13 +64,55 @@ def test_config_refuses_values_that_wreck_training(field: str, value: float) -> 
         make_config({field: value})
 
 
-def test_every_numeric_config_field_has_bounds() -> None:
+def test_every_numeric_config_field_declares_its_bounds() -> None:
+    import typing
+
     from train.config import BOUNDS
 
-    numeric = {f.name for f in dataclasses.fields(TrainConfig) if f.type in ("int", "float", int, float)}
+    numeric = {name for name, kind in typing.get_type_hints(TrainConfig).items() if kind in (int, float)}
     assert numeric == set(BOUNDS)
     defaults = TrainConfig()
     assert all(b.admits(getattr(defaults, name)) for name, b in BOUNDS.items())
+    # Declared at the field (Annotated metadata), so --help shows each range beside its field.
+    assert typing.get_type_hints(TrainConfig, include_extras=True)["workers"].__metadata__ == (BOUNDS["workers"],)
+
+
+def test_help_shows_each_fields_docstring_range_and_choices(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--workers INT Rollout workers (processes or Ray actors). (type: Annotated[int, >= 1], default: 2)" in text
+    assert "--engine {vector,aec}" in text and "--progress {true,false}" in text and "--latest-prob FLOAT" in text
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("engine: vectr\n", "config field 'engine' must be one of ('vector', 'aec'), got 'vectr'"),
+    ("workers: 0\n", "config field 'workers' must be >= 1, got 0"),
+    ("workers: two\n", "config field 'workers' must be int, got str 'two'"),
+    ("eval_opponents: random\n", "config field 'eval_opponents' must be a list, got str 'random'"),
+    ("totl_decisions: 5\n", "unknown config key 'totl_decisions'"),
+])
+def test_config_file_values_fail_naming_the_field(tmp_path: Path, capsys: pytest.CaptureFixture, yaml_text: str,
+                                                  message: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml_text)
+    assert main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--workers", "two"], "argument --workers: Expected a <class 'int'>. Got value: two"),
+    (["--engine", "vectr"], "argument --engine:"),
+    (["--progress", "maybe"], "argument --progress:"),
+    (["--totl-decisions", "5"], "unrecognized arguments: --totl-decisions 5"),
+    (["--total_decisions", "5"], "unrecognized arguments: --total_decisions 5"),  # the flags are spelled with dashes
+])
+def test_bad_flags_are_one_line_and_exit_2(capsys: pytest.CaptureFixture, flags: list[str], message: str) -> None:
+    assert main(flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m train: error: ") and message in err and err.count("\n") == 1
 
 
 def test_train_config_file_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

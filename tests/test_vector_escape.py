@@ -362,9 +362,10 @@ def test_default_info_and_spaces_are_unchanged_and_the_options_add_theirs():
 def test_balances_too_large_for_int64_splits_are_refused():
     assert SPLIT_BOUND == 3_000_000_000
     mv.make("blood_battle", 1, bankroll=10**15, room_coefficient=10**4)  # a bankroll may be large
-    with pytest.raises(ValueError, match="int64"):
-        mv.make("blood_battle", 1, bankroll=10**15, room_coefficient=10**7)
-    mv.make("blood_battle", 1, room_coefficient=10**7)  # without balances nothing is split
+    big = {"room_coefficient": 10**6, "base_points": 12}  # within the rule bounds, over the split bound
+    with pytest.raises(ValueError, match="splits payments in int64"):
+        mv.make("blood_battle", 1, bankroll=10**15, **big)
+    mv.make("blood_battle", 1, **big)  # without balances nothing is split
 
 
 def test_mixed_actions_escape_only_with_the_option():

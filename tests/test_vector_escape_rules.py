@@ -1,4 +1,4 @@
-"""The compiled escape and balance rules (mjenv/vector/rules: beans, escape, sichuan) against the
+"""The compiled escape and balance rules (mjenv/vector/rules: beans, escape, blood_battle) against the
 readable ones of mjenv/rules (B4, S15, S16, J11 of docs/rules-blood-battle.md and
 docs/rules-joy-mahjong.md): the worked cases of test_escape_settlement.py, then thousands of random
 inputs, each answer equal to the reference's."""
@@ -13,9 +13,10 @@ from mjenv.config import blood_battle_rules
 from mjenv.melds import Meld
 from mjenv.rules import beans as ref_beans
 from mjenv.rules import escape as ref_escape
-from mjenv.rules import sichuan as ref_sichuan
+from mjenv.rules import blood_battle as ref_bb
 from mjenv.vector.engine.joy_mahjong import ROOMS
-from mjenv.vector.rules import beans, escape, sichuan
+from mjenv.vector.rules import beans, escape
+from mjenv.vector.rules import blood_battle as bb
 from mjenv.vector.rules.shapes import suit_table
 from test_escape_settlement import CAP
 
@@ -94,19 +95,19 @@ def test_joy_escape_x(room):
 
 
 RULES = blood_battle_rules("happy")
-RULE_VECTOR = sichuan.rule_vector(RULES)
+RULE_VECTOR = bb.rule_vector(RULES)
 
 
 def standing(counts: list[int], melds: list[Meld], void: int | None) -> tuple[bool, int]:
     """(flower_pig_now, ready_points_now) of the compiled rules; the hand is restored."""
     h = np.array(counts[:27], np.int8)
     meld = np.zeros(27, np.int8)
-    code = {"pong": sichuan.PONG, "kong": sichuan.KONG, "addkong": sichuan.ADDKONG, "ankan": sichuan.ANKAN}
+    code = {"pong": bb.PONG, "kong": bb.KONG, "addkong": bb.ADDKONG, "ankan": bb.ANKAN}
     for m in melds:
         meld[m.tile] = code[m.kind]
     before = h.copy()
-    got = (sichuan.flower_pig_now(h, meld, len(melds)),
-           sichuan.ready_points_now(h, meld, len(melds), -1 if void is None else void, RULE_VECTOR, suit_table()))
+    got = (bb.flower_pig_now(h, meld, len(melds)),
+           bb.ready_points_now(h, meld, len(melds), -1 if void is None else void, RULE_VECTOR, suit_table()))
     assert np.array_equal(h, before)
     return got
 
@@ -143,7 +144,7 @@ def test_standing_matches_the_reference_on_random_hands():
     for _ in range(3000):
         counts, melds = _random_hand(rng)
         void = None if rng.random() < 0.5 else int(rng.integers(3))
-        want = (ref_sichuan.flower_pig_now(counts, melds), ref_sichuan.ready_points_now(counts, melds, RULES, void))
+        want = (ref_bb.flower_pig_now(counts, melds), ref_bb.ready_points_now(counts, melds, RULES, void))
         assert standing(counts, melds, void) == want, (counts, melds, void)
         met["pig"] += want[0]
         met["ready"] += want[1] > 0

@@ -6,7 +6,8 @@
 - ``train/pool.py``: the opponent pool of past snapshots with prioritised sampling.
 - ``train/backends.py``: where the rollout workers run (local processes, Ray actors, inline).
 
-The network and the agent that plays a checkpoint are in :mod:`agents.neural`.
+The network and the agent that plays a checkpoint are in :mod:`agents.neural`; the checkpoint format
+(checksums, the atomic write, every check on reading, the resume checks) in :mod:`agents.checkpoint`.
 """
 
 from .config import TrainConfig, make_config, parse_args

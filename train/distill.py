@@ -53,12 +53,12 @@ import numpy as np
 import torch
 
 from agents.arena import deal_seed, lineup
+from agents.checkpoint import save_checkpoint
 from agents.neural import CheckpointError, NeuralPolicy, read_checkpoint
 from mjenv import games
 from mjenv.outputs import OutputError, check_not_input, check_output_folder, write_json
 
 from .export import KEPT
-from .ppo import save_checkpoint
 
 HELD_OUT = 10
 """Every HELD_OUT-th block is held out of the fit."""

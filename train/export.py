@@ -18,10 +18,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from agents.checkpoint import save_checkpoint
 from agents.neural import CheckpointError, read_checkpoint
 from mjenv.outputs import OutputError, check_not_input, check_output
 
-from .ppo import save_checkpoint
 
 KEPT = ("format", "encoder_version", "config", "update", "global_step", "hands", "demonstrations", "elapsed_s")
 

@@ -66,10 +66,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.neural import (CHECKPOINT_FORMAT, CheckpointError, FieldCheck, NeuralPolicy, PolicyValueNet, check_fields,
-                           is_count, is_number, is_tensors, named_tensors, non_finite_tensors, read_checkpoint,
-                           with_checksums)
-from mjenv.outputs import atomic_write
+from agents.checkpoint import CHECKPOINT_FORMAT, CheckpointError, check_resumable, non_finite_tensors, save_checkpoint
+from agents.neural import NeuralPolicy, PolicyValueNet, read_checkpoint
 
 from .backends import make_workers
 from .config import TrainConfig, parse_args, save_yaml
@@ -77,42 +75,6 @@ from .pool import OpponentPool
 from .records import LEARNER, Rollout
 from .rollout import all_weights, make_env, policy_weights
 
-RESUME_KEYS = ("optimizer", "pool", "update", "global_step", "hands", "demonstrations", "elapsed_s")
-"""What a checkpoint needs besides the weights to continue its run."""
-
-
-def _is_snapshots(v: Any, counters: tuple[str, ...] = ("id",), numbers: tuple[str, ...] = ()) -> bool:
-    """A list of weight snapshots: dicts with tensors under ``weights``, ints >= 0 under ``counters``
-    and finite numbers under ``numbers``."""
-    return isinstance(v, list) and all(
-        isinstance(s, dict) and is_tensors(s.get("weights")) and all(is_count(s.get(k)) for k in counters)
-        and all(is_number(s.get(k)) for k in numbers) for s in v)
-
-
-def _is_pool(v: Any) -> bool:
-    """``OpponentPool.state_dict()``."""
-    return (isinstance(v, dict) and is_count(v.get("next_id"))
-            and _is_snapshots(v.get("snapshots"), ("id", "update"), ("games", "beats")))
-
-
-def _is_request(v: Any) -> bool:
-    """None or ``request_state()`` of a rollout request."""
-    return v is None or (
-        isinstance(v, dict) and is_count(v.get("update")) and is_tensors(v.get("weights"))
-        and _is_snapshots(v.get("snapshots")) and isinstance(v.get("imitate", False), bool)
-        and isinstance(v.get("pool"), list)
-        and all(isinstance(p, (list, tuple)) and len(p) == 2 and is_count(p[0]) and is_number(p[1]) for p in v["pool"]))
-
-
-RESUME_FIELDS: dict[str, FieldCheck] = {
-    "optimizer": (lambda v: isinstance(v, dict) and isinstance(v.get("state"), dict)
-                  and isinstance(v.get("param_groups"), list) and all(isinstance(g, dict) for g in v["param_groups"]),
-                  "an optimiser state dict (state, param_groups)"),
-    "pool": (_is_pool, "an opponent pool state (next_id, snapshots of id, update, games, beats, weights)"),
-    "inflight": (_is_request, "null or a rollout request (update, weights, snapshots, pool, imitate)"),
-    "anchor": (lambda v: v is None or is_tensors(v), "null or a mapping of tensors"),
-}
-"""The fields only a trainer checkpoint has (``agents.neural.FIELDS`` checks the others): (check, what)."""
 LEARNER_STREAM = 2**32
 """Third seed word of the learner's minibatch generator (workers use their index there)."""
 
@@ -285,13 +247,6 @@ def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
     """1 − Var(returns − values) / Var(returns); NaN when the returns do not vary."""
     var_ret = np.var(returns)
     return float("nan") if var_ret == 0 else float(1 - np.var(returns - values) / var_ret)
-
-
-def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
-    """Write with its checksums (``agents.neural.with_checksums``), atomically: a temporary file in
-    the same folder, flushed, then renamed over ``path`` (``mjenv.outputs.atomic_write``)."""
-    with atomic_write(path, "wb") as fh:
-        torch.save(with_checksums(payload), fh)
 
 
 def policy_copy(net: PolicyValueNet, weights: dict[str, Any] | None = None) -> PolicyValueNet:
@@ -490,17 +445,7 @@ class Learner:
         """Continue the run of the trainer checkpoint ``path``; a CheckpointError naming the file if it
         cannot (not a trainer checkpoint, another network, non-finite optimiser state)."""
         ckpt = read_checkpoint(path)
-        lacking = [k for k in RESUME_KEYS if k not in ckpt]
-        if lacking:
-            raise CheckpointError(f"{path}: lacks {lacking}, so it is not a trainer checkpoint "
-                                  "(python -m train.export keeps only the policy)")
-        check_fields(path, ckpt, RESUME_FIELDS)
-        if ckpt["arch"] != self.net.arch:
-            raise CheckpointError(f"{path}: network {ckpt['arch']} differs from the config's {self.net.arch}; "
-                                  "resume with the run's own config.yaml")
-        bad = non_finite_tensors(dict(named_tensors(ckpt["optimizer"])))
-        if bad:
-            raise CheckpointError(f"{path}: non-finite optimiser state in {bad[:3]}; use an earlier checkpoint")
+        check_resumable(path, ckpt, self.net.arch)
         self.net.load_state_dict(ckpt["model"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
         self.pool.load_state_dict(ckpt["pool"])

@@ -18,8 +18,8 @@ from agents.registry import load_policy
 from mjenv import games
 from mjenv.outputs import check_output_folder
 
-from .protocol import N_SEATS, HandRecord, deal_seed, decision_rng, lineup
-from .results import agent_labels
+from .protocol import N_SEATS, HandRecord, checked_actions, deal_seed, decision_rng, lineup
+from .results import agent_labels, spec_name
 
 
 def make_env(game: str, env_options: dict[str, Any]) -> Any:
@@ -30,8 +30,9 @@ def make_env(game: str, env_options: dict[str, Any]) -> Any:
 
 
 def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: int, deal: int,
-              rotation: int) -> HandRecord:
+              rotation: int, names: Sequence[str] | None = None) -> HandRecord:
     """Play deal ``deal`` once with ``policies[seats[s]]`` at seat ``s``; return its record.
+    Every action is checked (:func:`~.protocol.checked_actions`; ``names``: the agents' labels).
 
     With ``raw.log_path`` set, every decision is logged with its legal actions, and with the
     policy's probabilities when it has ``action_probs`` (neural agents)."""
@@ -49,7 +50,10 @@ def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: i
         if logging:
             probs = getattr(policy, "action_probs", None)
             raw.log_decision(None if probs is None else probs(obs["observation"], obs["action_mask"]))
-        raw.step(int(policy.act(obs["observation"], obs["action_mask"], rngs[s])))
+        mask = obs["action_mask"]
+        action = policy.act(obs["observation"], mask, rngs[s])
+        name = names[seats[s]] if names is not None else spec_name(policy)
+        raw.step(int(checked_actions(name, [action], mask[None])[0]))
     wins = tuple((w.seat, w.source, getattr(w.score, "total_fan", None), getattr(w.score, "capped_fan", None))
                  for w in game.wins)
     return HandRecord(deal, rotation, seats, digest, game.dealer, tuple(int(b) for b in game.beans),
@@ -75,7 +79,7 @@ def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any
             if log_dir is not None:
                 raw.log_path = deal_log_path(log_dir, d)
                 raw.log_agents = [labels[a] for a in seats]
-            records.append(play_hand(raw, policies, seats, seed, d, r))
+            records.append(play_hand(raw, policies, seats, seed, d, r, labels))
     return records
 
 

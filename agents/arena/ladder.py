@@ -18,6 +18,13 @@ hand with the arena's 95% interval, win, deal-in and fan figures) and the fitted
 intervals, and each adjacent pair's gap with its interval. A ladder never changes silently: a rung
 whose checkpoint or variant changes needs a new ``version`` and a rebuild (tests check the stored
 files against :data:`LADDERS` and the checkpoints).
+
+**Verified as data** (:func:`load`): a stored file is read only if every field has its type and
+every number is finite and in range (:func:`check_data`), its rungs are the spec's, and its sha256
+is the one recorded for its ladder in :data:`DIGESTS`, so an edited file (ratings shifted, outcomes
+changed, matches emptied) is refused (:class:`LadderError`, naming the file) rather than cited. A
+rebuilt ladder gets a new ``version`` and its digest recorded here; the ratings are the fit of the
+stored matches (``tests/test_ladder.py`` fits them again).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -46,6 +54,21 @@ ANCHOR, ANCHOR_RATING = "heuristic", 1000.0
 LADDER_SEED = 2026
 """The arena seed of the ladders' deals (never used in training)."""
 DATA_DIR = Path(__file__).with_name("ladders")
+DIGESTS = {
+    "blood_battle-happy/v1": "73444dc312cb7a924e0ec7160882efcb3e8874e569a4cf9819b406cef88a6bae",
+    "blood_battle-qq/v1": "452438b798042006cb1c9d731ab5f14cf2d3113edc2829bcf4bcdf180940e648",
+    "blood_battle-qq-classic/v1": "35c95f017e2880a26bcddd151860e110bd94e388917d6b8c57080a5528a9c6c6",
+    "joy_mahjong-popular/v1": "84e6585cbc58cba75516f001332f44e44b3a5a6ae5ae21d95356f9059e1d0f57",
+    "joy_mahjong-eight_fan/v1": "62b55d0abbf06c55456998383e1f4c13df90f8be258373bb5c7971b91f7e4b26",
+    "joy_mahjong-no_fan/v1": "f33ab74d9efc2ce7ba608f08baa7a318459fa10b4e424e9eb2efc1a078e14339",
+}
+"""The sha256 of every stored ladder file (line ends as LF), by ladder name: a changed file is refused."""
+RATING_RANGE = (-10_000.0, 10_000.0)
+"""Where every stored rating and interval end must lie (the heuristic is at 1000)."""
+
+
+class LadderError(ValueError):
+    """A stored ladder that cannot be read, is malformed, stale or changed; the message names the file."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,12 +150,16 @@ def rung_spec(name: str) -> dict[str, Any]:
     return {"name": name, "kind": "heuristic"}
 
 
-def play_match(spec: LadderSpec, candidate: Any, field: Any, deals: int, seed: int, workers: int) -> dict[str, Any]:
-    """One 1-vs-3 duplicate match: ``candidate`` in one seat, three copies of ``field``; its record."""
+def play_match(spec: LadderSpec, candidate: Any, field: Any, deals: int, seed: int, workers: int,
+               progress: bool = False) -> dict[str, Any]:
+    """One 1-vs-3 duplicate match: ``candidate`` in one seat, three copies of ``field``; its record
+    (a single deal has no beans interval: ``ci_low`` and ``ci_high`` None). ``progress``: a bar on stderr."""
     result = run_arena(game=spec.game, agents=[candidate, field], deals=deals, seed=seed, workers=workers,
-                       env_options=spec.env_options, progress=False)
+                       env_options=spec.env_options, progress=progress,
+                       desc=f"{spec_name(candidate)} vs 3 x {spec_name(field)}")
     per_set = result.per_set_means()
-    stats = result.stats()[result.labels[0]]
+    stats = {k: None if isinstance(v, float) and not math.isfinite(v) else v
+             for k, v in result.stats()[result.labels[0]].items()}
     outcomes = rating.deal_outcomes(per_set[0], per_set[1])
     return {"candidate": spec_name(candidate), "field": spec_name(field), "deals": deals, "hands": deals * N_SEATS,
             "outcomes": outcomes, "wins": outcomes.count(rating.WIN), "ties": outcomes.count(rating.TIE),
@@ -239,18 +266,131 @@ def data_path(key: str) -> Path:
     return DATA_DIR / f"{key}.json"
 
 
+def file_digest(raw: bytes) -> str:
+    """The sha256 of a ladder file's bytes, line ends read as LF (a checkout may turn them into CRLF)."""
+    return hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()
+
+
 def load(spec: LadderSpec) -> dict[str, Any]:
-    """A stored ladder, checked against its spec (version, rungs, checkpoints): a ValueError if stale."""
+    """A stored ladder, verified (module docstring): well-formed, finite and in range, its rungs the
+    spec's (version, rungs, checkpoints), its digest the recorded one; else a :class:`LadderError`."""
     path = data_path(spec.key)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("schema") != SCHEMA or data.get("ladder") != spec.name:
-        raise ValueError(f"{path}: not the stored ladder {spec.name} (found {data.get('ladder')!r})")
+    try:
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise LadderError(f"cannot read the stored ladder {path}: {reason}") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("ladder") != spec.name:
+        found = data.get("ladder") if isinstance(data, dict) else type(data).__name__
+        raise LadderError(f"{path}: not the stored ladder {spec.name} (found {found!r})")
+    problem = check_data(data)
+    if problem:
+        raise LadderError(f"{path}: malformed stored ladder: {problem}")
     stored = [{k: r[k] for k in ("name", "kind", "sha256") if k in r} for r in data["rungs"]]
     current = [{k: v for k, v in rung_spec(n).items() if k in ("name", "kind", "sha256")} for n in spec.rungs]
     if stored != current:
-        raise ValueError(f"{path}: its rungs {stored} are not the ladder's {current}: a changed rung needs a new "
-                         f"ladder version and a rebuild (python -m agents.arena.ladder build {spec.key})")
+        raise LadderError(f"{path}: its rungs {stored} are not the ladder's {current}: a changed rung needs a new "
+                          f"ladder version and a rebuild (python -m agents.arena.ladder build {spec.key})")
+    digest, recorded = file_digest(raw), DIGESTS.get(spec.name)
+    if digest != recorded:
+        raise LadderError(f"{path}: its sha256 {digest[:12]}… is not the one recorded for {spec.name} "
+                          f"({'none' if recorded is None else recorded[:12] + '…'}): the file was changed; a rebuilt "
+                          "ladder needs a new version and its digest in agents.arena.ladder.DIGESTS")
     return data
+
+
+def _number(value: Any, low: float = -math.inf, high: float = math.inf) -> bool:
+    """A finite int or float (not a bool) within [low, high]."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and low <= value <= high)
+
+
+def _count(value: Any, high: float) -> bool:
+    """An int (not a bool) within [0, high]."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= high
+
+
+def _interval_problem(where: str, value: Any, low: Any, high: Any, bounds: tuple[float, float]) -> str | None:
+    """``low <= value <= high``, all finite and within ``bounds``."""
+    if not all(_number(x, *bounds) for x in (value, low, high)) or not low <= value <= high:
+        return f"{where}: {value!r} in [{low!r}, {high!r}] is not a finite value within its interval"
+    return None
+
+
+def _match_problem(m: Any, deals: int) -> str | None:
+    """What is wrong with one stored match (None: nothing)."""
+    if not isinstance(m, dict) or not isinstance(m.get("candidate"), str) or not isinstance(m.get("field"), str):
+        return f"a match is not a record of a candidate and a field: {str(m)[:80]}"
+    name = f"match {m['candidate']} vs 3 x {m['field']}"
+    outcomes, kinds = m.get("outcomes"), (rating.WIN, rating.TIE, rating.LOSS)
+    if m.get("deals") != deals or m.get("hands") != deals * N_SEATS:
+        return (f"{name}: deals {m.get('deals')!r} and hands {m.get('hands')!r} are not the ladder's {deals}, "
+                f"{deals * N_SEATS}")
+    if not isinstance(outcomes, str) or len(outcomes) != deals or set(outcomes) - set("".join(kinds)):
+        return f"{name}: its outcomes are not {deals} of {'/'.join(kinds)}"
+    counts = [m.get("wins"), m.get("ties"), m.get("losses")]
+    if counts != [outcomes.count(x) for x in kinds]:
+        return f"{name}: wins/ties/losses {counts} are not its outcomes' counts"
+    beans = _interval_problem(f"{name}: mean_beans", m.get("mean_beans"), m.get("ci_low"), m.get("ci_high"),
+                              (-1e12, 1e12))
+    if beans:
+        return beans
+    if not (_number(m.get("win_rate"), 0, 1) and _number(m.get("deal_in_rate"), 0, 1)
+            and _count(m.get("hand_wins"), 3 * m["hands"]) and _number(m.get("elapsed_s", 0), 0)
+            and (m.get("mean_fan") is None or _number(m["mean_fan"], 0, 1e4))):
+        return f"{name}: a rate, win count, mean fan or time is missing, not finite or out of range"
+    return None
+
+
+def check_data(data: dict[str, Any]) -> str | None:
+    """What makes a stored ladder malformed (None: nothing): every field of its type, every number
+    finite and in range (ratings within :data:`RATING_RANGE`, each within its interval, the anchor
+    at :data:`ANCHOR_RATING`, rates in [0, 1]), each match's counts those of its outcomes, and the
+    gaps the differences of the ratings."""
+    deals, rungs, gaps, matches = (data.get(k) for k in ("deals", "rungs", "gaps", "matches"))
+    if not _count(deals, 10**7) or deals < 1:
+        return f"deals {deals!r} is not an int >= 1"
+    if not isinstance(rungs, list) or not rungs or not all(isinstance(r, dict) and isinstance(r.get("name"), str)
+                                                           for r in rungs):
+        return "rungs is not a list of named rungs"
+    for r in rungs:
+        ci = r.get("ci")
+        if not isinstance(ci, list) or len(ci) != 2:
+            return f"rung {r['name']}: ci {ci!r} is not [low, high]"
+        problem = _interval_problem(f"rung {r['name']}: rating", r.get("rating"), *ci, RATING_RANGE)
+        if problem:
+            return problem
+        if r["name"] == ANCHOR and r["rating"] != ANCHOR_RATING:
+            return f"rung {ANCHOR}: rating {r['rating']!r} is not the anchor {ANCHOR_RATING}"
+        if not (_number(r.get("win_rate"), 0, 1) and _number(r.get("deal_in_rate"), 0, 1)
+                and (r.get("mean_fan") is None or _number(r["mean_fan"], 0, 1e4))):
+            return f"rung {r['name']}: a rate or mean fan is missing, not finite or out of range"
+        for key in ("vs_random", "vs_heuristic"):
+            v = r.get(key)
+            if v is not None and (not isinstance(v, dict) or _interval_problem(
+                    f"rung {r['name']}: {key}", v.get("mean_beans"), v.get("ci_low"), v.get("ci_high"), (-1e12, 1e12))):
+                return f"rung {r['name']}: {key} {str(v)[:80]} is not a finite mean within its interval"
+    if not isinstance(matches, list) or not matches:
+        return "matches is not a list of matches"
+    for m in matches:
+        problem = _match_problem(m, deals)
+        if problem:
+            return problem
+    if data.get("hands") != deals * N_SEATS * len(matches):
+        return f"hands {data.get('hands')!r} is not {deals * N_SEATS} per match × {len(matches)} matches"
+    if not isinstance(gaps, list) or len(gaps) != len(rungs) - 1:
+        return "gaps is not one record per adjacent pair of rungs"
+    for g, lower, upper in zip(gaps, rungs, rungs[1:]):
+        if not isinstance(g, dict) or (g.get("lower"), g.get("upper")) != (lower["name"], upper["name"]):
+            return f"a gap is not that of {lower['name']} and {upper['name']}"
+        ci = g.get("ci")
+        span = RATING_RANGE[1] - RATING_RANGE[0]
+        if (not isinstance(ci, list) or len(ci) != 2 or not all(_number(x, -span, span) for x in ci)
+                or not _number(g.get("difference"), -span, span)
+                or not math.isclose(g["difference"], upper["rating"] - lower["rating"], rel_tol=1e-9, abs_tol=1e-6)):
+            return f"gap {upper['name']} - {lower['name']}: {g.get('difference')!r} is not their ratings' difference"
+    return None
 
 
 def _interval(v: dict[str, float] | None) -> str:
@@ -343,7 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_json(path, data)
         problems = check_bars(data)
         print(f"wrote {path} ({data['elapsed_s']:.0f} s)\n{format_table(data)}\n"
-              + "".join(f"  bar not met: {p}\n" for p in problems), flush=True)
+              + "".join(f"  bar not met: {p}\n" for p in problems)
+              + f"  record its digest: DIGESTS[{data['ladder']!r}] = {file_digest(path.read_bytes())!r}", flush=True)
     return 0
 
 

@@ -19,7 +19,7 @@ Both arenas (:mod:`agents.arena.aec`, :mod:`agents.arena.vector`) follow it and 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,6 +42,31 @@ class HandRecord(NamedTuple):
     end_reason: str
     escaped: tuple[int, ...] = ()
     """Seats that escaped (逃跑, rule option ``escape``), in seat order."""
+
+
+class PolicyOutputError(ValueError):
+    """A policy's output that is not one legal integer action per decision."""
+
+
+def checked_actions(agent: str, actions: Any, masks: np.ndarray) -> np.ndarray:
+    """``actions``, a policy's choice for the decisions whose masks are the rows of ``masks``, as
+    an int64 array: refused (:class:`PolicyOutputError` naming ``agent``) unless it is an integer
+    array of one action per row (no floats, strings, bools or ints beyond int64, no broadcasting)
+    with a legal action in each row. Both arenas check every output here, so none is coerced."""
+    chosen = np.asarray(actions)
+    n, width = masks.shape
+    if chosen.shape != (n,) or chosen.dtype == np.bool_ or not np.issubdtype(chosen.dtype, np.integer):
+        shown = repr(actions) if chosen.size <= 4 else f"{chosen.dtype} array of shape {chosen.shape}"
+        raise PolicyOutputError(f"agent {agent!r} returned {shown[:120]} for {n} decision(s): a policy must "
+                                f"return one int action per decision (act: an int; act_batch: an int array of "
+                                f"length {n})")
+    legal = (chosen >= 0) & (chosen < width)
+    legal[legal] = masks[np.flatnonzero(legal), chosen[legal]] > 0
+    if not legal.all():
+        row = int(np.argmin(legal))
+        raise PolicyOutputError(f"agent {agent!r} chose illegal action {int(chosen[row])}; legal there: "
+                                f"{np.flatnonzero(masks[row]).tolist()}")
+    return chosen.astype(np.int64)
 
 
 def lineup(n_agents: int, rotation: int) -> tuple[int, ...]:

@@ -37,13 +37,15 @@ def _play_deals_vector(game: str, agent_specs: Sequence[Any], env_options: dict[
     policies = [load_policy(spec, game) for spec in agent_specs]
     if worker and "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
-    return vector.play_deals(game, policies, env_options, seed, start, stop, on_deal=on_deal)
+    return vector.play_deals(game, policies, env_options, seed, start, stop, on_deal=on_deal,
+                             names=agent_labels(agent_specs))
 
 
 def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", "random"),
               deals: int = 100, seed: int = 0, workers: int = 1,
               env_options: dict[str, Any] | None = None, progress: bool = True,
-              log_dir: str | os.PathLike | None = None, engine: str | None = None) -> ArenaResult:
+              log_dir: str | os.PathLike | None = None, engine: str | None = None,
+              desc: str | None = None) -> ArenaResult:
     """Play ``deals`` duplicate sets (each deal × 4 rotations) and collect the records.
 
     ``agents``: 2 (1-vs-3) or 4 policy names or picklable Policy objects. ``workers`` > 1 runs
@@ -52,7 +54,8 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
     headers, every decision with its legal actions and, for neural agents, their probabilities).
     ``engine``: ``"vector"`` (the compiled engine, all tables of a chunk in lockstep, batched
     policies) or ``"aec"`` (the reference env, one hand at a time); default ``vector``, or ``aec``
-    with ``log_dir`` (the logs need the Python game). Both give the same records.
+    with ``log_dir`` (the logs need the Python game). Both give the same records. ``desc``: the
+    progress bar's label.
     """
     agents = list(agents)
     env_options = dict(env_options or {})
@@ -83,7 +86,7 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
 
     start = time.perf_counter()
     records: list[HandRecord] = []
-    with tqdm(total=deals, unit="deal", desc=f"{game} arena", disable=not progress) as bar:
+    with tqdm(total=deals, unit="deal", desc=desc or f"{game} arena", disable=not progress) as bar:
         if workers == 1 and engine == "vector":
             records = _play_deals_vector(game, agents, env_options, seed, 0, deals, on_deal=bar.update)
         elif workers == 1:

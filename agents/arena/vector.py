@@ -24,7 +24,8 @@ import numpy as np
 
 from agents.base import Policy
 
-from .protocol import N_SEATS, HandRecord, decision_rng, deal_seed, lineup
+from .protocol import N_SEATS, HandRecord, checked_actions, decision_rng, deal_seed, lineup
+from .results import spec_name
 
 TABLES_PER_ENV = 4096
 """Tables played in lockstep (1,024 deals × 4 rotations); more deals are played in turns."""
@@ -32,14 +33,17 @@ TABLES_PER_ENV = 4096
 
 def play_deals(game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int, start: int,
                stop: int, num_threads: int = 1,
-               on_deal: Callable[[int], None] | None = None) -> list[HandRecord]:
+               on_deal: Callable[[int], None] | None = None, names: Sequence[str] | None = None) -> list[HandRecord]:
     """Deals ``[start, stop)`` × 4 rotations on the compiled engine; records in (deal, rotation)
-    order. ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars)."""
+    order. ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars).
+    Every output of a policy is checked (:func:`~.protocol.checked_actions`; ``names``: the
+    agents' labels in its errors)."""
     per_env = TABLES_PER_ENV // N_SEATS
+    names = list(names) if names is not None else [spec_name(p) for p in policies]
     records: list[HandRecord] = []
     for lo in range(start, stop, per_env):
         hi = min(stop, lo + per_env)
-        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads).play(on_deal)
+        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads, names).play(on_deal)
     return records
 
 
@@ -48,10 +52,10 @@ class _DealBatch:
     deal ``start + i``, rotation ``r``)."""
 
     def __init__(self, game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int,
-                 start: int, stop: int, num_threads: int) -> None:
+                 start: int, stop: int, num_threads: int, names: Sequence[str]) -> None:
         import mjenv.vector as mv  # lazily: the compiled engine loads only when used
 
-        self.game, self.policies, self.seed = game, list(policies), seed
+        self.game, self.policies, self.seed, self.names = game, list(policies), seed, list(names)
         n = N_SEATS * (stop - start)
         self.deal = start + np.arange(n) // N_SEATS
         self.rotation = np.arange(n) % N_SEATS
@@ -100,14 +104,15 @@ class _DealBatch:
         own generator once the policy has drawn from its generator (module docstring)."""
         policy = self.policies[p]
         observations, masks = obs["observation"][rows], obs["action_mask"][rows]
+        name = self.names[p]
         if p not in self._draws_rng:
             before = self._probe.bit_generator.state
-            actions = np.asarray(policy.act_batch(observations, masks, self._probe))
+            actions = checked_actions(name, policy.act_batch(observations, masks, self._probe), masks)
             if self._probe.bit_generator.state == before:
                 return actions
             self._draws_rng.add(p)
             self._probe = np.random.default_rng(0)
-        return np.array([policy.act(o, m, self._rng(int(t), int(seat[t])))
+        return np.array([checked_actions(name, [policy.act(o, m, self._rng(int(t), int(seat[t])))], m[None])[0]
                          for o, m, t in zip(observations, masks, rows)], dtype=np.int64)
 
     def _rng(self, table: int, seat: int) -> np.random.Generator:

@@ -2,7 +2,7 @@
 
 ``features`` ↔ :mod:`agents.features` (observation decoding, shanten and useful draws),
 ``heuristic`` ↔ :mod:`agents.heuristic` (and the plain-win points of
-:func:`mjenv.rules.sichuan.score_win` it values waits with), ``heuristic_joy`` ↔
+:func:`mjenv.rules.blood_battle.score_win` it values waits with), ``heuristic_joy`` ↔
 :mod:`agents.heuristic_joy`, ``lookahead`` ↔ :mod:`agents.lookahead`, ``lookahead_joy`` ↔
 :mod:`agents.lookahead_joy`. The pairing keeps each
 compiled function next to the readable one it must agree with: the Python versions stay the

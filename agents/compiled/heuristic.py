@@ -13,8 +13,8 @@ from numba import njit
 from mjenv.actions import BLOOD_BATTLE as L
 from mjenv.config import BloodBattleRules
 from mjenv.vector.rules.shapes import suit_table as win_shapes
-from mjenv.vector.rules.sichuan import ANKAN as M_ANKAN, KONG as M_KONG, PONG as M_PONG, score_win
-from mjenv.vector.rules.sichuan import rule_vector as engine_rule_vector
+from mjenv.vector.rules.blood_battle import ANKAN as M_ANKAN, KONG as M_KONG, PONG as M_PONG, score_win
+from mjenv.vector.rules.blood_battle import rule_vector as engine_rule_vector
 
 from .features import (HAND, KONG, OWN_ANKAN, PONG, RIVER, S_CLAIM, S_N_ANKAN, S_N_MELDS, S_VOID,
                        S_WALL, S_WON, SCALARS, VISIBLE, decode, new_view, obvious_action, shanten,
@@ -50,7 +50,7 @@ def scoring(rules: BloodBattleRules) -> tuple[np.ndarray, np.ndarray]:
 def win_points(h: np.ndarray, v: np.ndarray, void: int, scoring: tuple) -> int:
     """Points (X) of a plain discard win with the concealed tiles ``h`` and the seat's melds in
     the view ``v``, 0 if not a legal win (``agents.heuristic.win_points``): the compiled engine's
-    :func:`mjenv.vector.rules.sichuan.score_win` with no win context."""
+    :func:`mjenv.vector.rules.blood_battle.score_win` with no win context."""
     meld = np.zeros(27, dtype=np.int8)
     for k in range(27):
         if v[PONG, k]:

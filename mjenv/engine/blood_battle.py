@@ -6,10 +6,13 @@ adds what only the
 blood battle has: 定缺 (the ``void`` phase, S2), the masks of S2–S6 and S13, 一炮多响 (S4),
 kong payments (S5), the Sichuan fans (S7–S12), play on after a win (S14), the exhaustive
 draw checks (S15) and, with the rule option ``escape``, escapes (S16: ``happy`` plays on without
-the escaper, ``qq`` ends the hand). It knows nothing about PettingZoo.
+the escaper, ``qq`` ends the hand); with the rule option ``items``, the items (S17: the rules in
+:mod:`mjenv.rules.items`, sequenced here). It knows nothing about PettingZoo.
 
 Phases: ``void`` (定缺, S2), ``turn`` (own decision after a draw or a 碰), ``claim`` (seats asked
-in turn order about a discard, S4), ``rob`` (seats asked about robbing a 面下杠, S6), ``over``.
+in turn order about a discard, S4), ``rob`` (seats asked about robbing a 面下杠, S6), ``over``;
+with ``items``, ``qiankun`` (the pre-deal 乾坤大挪移 decisions), ``give`` and ``name`` (an item's
+follow-up decisions: the kind to give, the kind to name, S17.2).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import numpy as np
 from .. import tiles
 from ..actions import BLOOD_BATTLE as L
 from ..config import BloodBattleRules
-from ..rules import escape, shapes, sichuan
+from ..rules import blood_battle as bb
+from ..rules import escape, shapes
+from ..rules import items as item_rules
 from .core import N_SEATS, Due, GameCore, IllegalActionError, KongIncome, Win, build_script_wall, shuffled
 
 __all__ = ["N_SEATS", "SUIT_TILES", "BloodBattleGame", "IllegalActionError", "KongIncome", "Win",
@@ -45,6 +50,7 @@ class BloodBattleGame(GameCore):
     """
 
     layout = L
+    no_escape_phases = ("qiankun", "give", "name")  # S17: an item decision is finished first
 
     def __init__(self, rules: BloodBattleRules, wall: Sequence[int], dealer: int,
                  auto_forced: bool = True, balances: Sequence[int] | None = None) -> None:
@@ -52,12 +58,139 @@ class BloodBattleGame(GameCore):
             raise ValueError("a blood-battle wall holds each of the 27 suited kinds exactly 4 times")
         super().__init__(rules, wall, dealer, auto_forced, balances)
         self.rules: BloodBattleRules = rules
-        self._deal_hands()
         self.void = [-1] * N_SEATS
-        self.phase = "void"
         self._waits_cache: list[tuple[bytes, frozenset[int]] | None] = [None] * N_SEATS
-        # Deal the dealer's 14th tile; it counts as drawn (天胡).
+        self.items = rules.items is not None
+        if self.items:
+            self._init_items()
+            holders = [(dealer + i) % N_SEATS for i in range(N_SEATS)
+                       if self.inventory[(dealer + i) % N_SEATS][item_rules.QIANKUN]]
+            if holders:  # S17.2: the pre-deal decisions, in turn order from the dealer
+                self.phase, self.current_player = "qiankun", holders[0]
+                self._qiankun_queue, self._qiankun_users = holders[1:], []
+                return
+        self._start_deal()
+
+    def _start_deal(self) -> None:
+        """Deal 13 to each seat, then the dealer's 14th (it counts as drawn: 天胡); 定缺 follows."""
+        self._deal_hands()
+        self.phase, self.current_player = "void", self.dealer
         self.drawn = self._draw_head(self.dealer)
+
+    # ------------------------------------------------------------------ items (S17)
+
+    def _init_items(self) -> None:
+        """Each seat's inventory (S17.1), its uses this hand, its live knowledge, and the seeded
+        draws of 乾坤大挪移 and 移花接木: a pure function of the wall, so a log's wall replays them."""
+        self.inventory = [list(c) for c in self.rules.items]
+        self.item_uses = [[0] * len(item_rules.ITEMS) for _ in range(N_SEATS)]
+        self.turn_used = [False] * len(item_rules.ITEMS)  # of the seat whose turn it is
+        self.item_pending: tuple[int, int] | None = None  # (item, kind given or -1) between steps
+        self.swapped = False  # the tile in hand came from a swap this turn: no 杠上花 (S17.8)
+        self.shunfeng: list[tuple[int, int] | None] = [None] * N_SEATS  # (wall index, kind) heard
+        self.qianliyan: list[dict[int, tuple[int, int]]] = [{} for _ in range(N_SEATS)]  # kind -> (part, wall count)
+        self._item_rng = np.random.default_rng(np.asarray(self.wall, dtype=np.uint32))
+
+    def _new_turn(self) -> None:
+        """A seat's turn starts (a draw or a 碰): every item may be used once again (S17.2)."""
+        self.turn_used = [False] * len(item_rules.ITEMS)
+        self.swapped = False
+
+    def _draw_head(self, s: int) -> int:
+        if self.items:
+            self._new_turn()
+        return super()._draw_head(s)
+
+    def _replacement(self, s: int) -> None:
+        if self.items:
+            self._new_turn()
+        super()._replacement(s)
+
+    def _claim_pong(self, caller: int, src: int, k: int) -> None:
+        super()._claim_pong(caller, src, k)
+        if self.items:
+            self._new_turn()
+
+    def shunfeng_tile(self, seat: int) -> int:
+        """S17.7: the kind ``seat`` heard with 顺风耳 while the knowledge holds (not drawn, not
+        moved), else -1."""
+        heard = self.shunfeng[seat] if self.items else None
+        if heard is None or not self.head <= heard[0] < self.tail:
+            return -1
+        return heard[1]
+
+    def _item_mask(self, s: int, mask: np.ndarray) -> None:
+        """S17.2: the items seat s may use now, on its own turn before it discards."""
+        lay = self.layout
+        for i in range(item_rules.TOUTIAN, len(item_rules.ITEMS)):
+            if self.inventory[s][i] and not self.turn_used[i] and self.wall_count > 0:  # S17.7
+                mask[lay.ITEM + i] = 1
+
+    def _use_item(self, item: int) -> None:
+        """A seat chooses an item: 乾坤大挪移 before the deal, else its follow-up step or its effect."""
+        s = self.current_player
+        self.inventory[s][item] -= 1
+        self.item_uses[s][item] += 1
+        if item == item_rules.QIANKUN:
+            self._qiankun_users.append(s)
+            self._next_qiankun()
+            return
+        self.turn_used[item] = True
+        if item in (item_rules.TOUTIAN, item_rules.YIHUA):
+            self.item_pending, self.phase = (item, -1), "give"
+        elif item == item_rules.QIANLIYAN:
+            self.item_pending, self.phase = (item, -1), "name"
+        else:  # S17.7 顺风耳
+            self.shunfeng[s] = (self.head, self.wall[self.head])
+            self.events.append({"type": "item", "actor": s, "item": "shunfeng", "seen": tiles.name(self.wall[self.head])})
+
+    def _next_qiankun(self) -> None:
+        """The next holder decides, or the deal is made (S17.3) and 定缺 starts."""
+        if self._qiankun_queue:
+            self.current_player = self._qiankun_queue.pop(0)
+            return
+        if self._qiankun_users:
+            self.wall = item_rules.qiankun_wall(self.wall, self.dealer, self._qiankun_users,
+                                                self.rules.qiankun_tiles, self._item_rng)
+            self.events.append({"type": "qiankun_deal", "users": list(self._qiankun_users), "wall": list(self.wall)})
+        self._start_deal()
+
+    def _item_step(self, action: int) -> None:
+        """The follow-up decisions of an item: the kind to give (偷天换日, 移花接木), the kind to
+        name (偷天换日, 千里眼); then its effect, and the seat decides again (S17.2)."""
+        lay, s = self.layout, self.current_player
+        item, given = self.item_pending
+        if self.phase == "give":
+            given = action - lay.GIVE
+            if item == item_rules.TOUTIAN:
+                self.item_pending, self.phase = (item, given), "name"
+                return
+            i = int(self._item_rng.integers(self.head, self.tail))  # S17.5
+            self._swap(s, "yihua", given, i)
+        else:
+            named = action - lay.NAME
+            if item == item_rules.TOUTIAN:  # S17.4
+                self._swap(s, "toutian", given, item_rules.nearest(self.wall, self.head, self.tail, named))
+            else:  # S17.6
+                part = item_rules.qianliyan_part(self.wall, self.head, self.tail, named, self.rules.qianliyan_parts)
+                self.qianliyan[s][named] = (part, self.wall_count)
+                self.events.append({"type": "item", "actor": s, "item": "qianliyan", "kind": tiles.name(named),
+                                    "part": part, "wall": self.wall_count})
+        self.item_pending, self.phase = None, "turn"
+
+    def _swap(self, s: int, item: str, given: int, i: int) -> None:
+        """The given tile takes wall index i's place; that tile comes to the hand as if drawn, so
+        胡 is offered as 自摸 on it (S17.8), never as 杠上花."""
+        taken = self.wall[i]
+        self.wall[i] = given
+        self.hands[s][given] -= 1
+        self.hands[s][taken] += 1
+        for t in range(N_SEATS):  # S17.7: a heard tile that moved is no longer known
+            if self.shunfeng[t] is not None and self.shunfeng[t][0] == i:
+                self.shunfeng[t] = None
+        self.drawn, self.swapped = taken, True
+        self.events.append({"type": "item", "actor": s, "item": item, "give": tiles.name(given),
+                            "take": tiles.name(taken), "index": i})
 
     # ------------------------------------------------------------------ queries
 
@@ -102,6 +235,18 @@ class BloodBattleGame(GameCore):
             if self.wall_count > 0:
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
+            if self.items:
+                self._item_mask(s, mask)
+        elif self.phase == "qiankun":  # S17.2: use 乾坤大挪移 or keep it (PASS)
+            mask[self.layout.ITEM + item_rules.QIANKUN] = mask[L.PASS] = 1
+        elif self.phase == "give":  # any concealed tile
+            mask[self.layout.GIVE : self.layout.GIVE + tiles.N_SUIT_KINDS] = np.frombuffer(hand, np.uint8, tiles.N_SUIT_KINDS) > 0
+        elif self.phase == "name":  # 偷天换日: kinds in the live wall (S17.4); 千里眼: any kind
+            lay = self.layout
+            if self.item_pending[0] == item_rules.TOUTIAN:
+                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = item_rules.live_kinds(self.wall, self.head, self.tail)
+            else:
+                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = 1
         elif self.phase == "claim":
             k = self.claim_tile
             if self._can_win_on(s, k):
@@ -167,6 +312,24 @@ class BloodBattleGame(GameCore):
 
     # ------------------------------------------------------------------ core hooks
 
+    def _play(self, action: int) -> None:
+        """The item actions (S17) and their steps; every other action as the core plays it."""
+        if self.items and self.phase != "over":
+            lay = self.layout
+            if self.phase == "qiankun" and action == L.PASS:
+                self._mask = None
+                self._next_qiankun()
+                return
+            if lay.ITEM <= action < lay.GIVE:
+                self._mask = None
+                self._use_item(action - lay.ITEM)
+                return
+            if self.phase in ("give", "name"):
+                self._mask = None
+                self._item_step(action)
+                return
+        super()._play(action)
+
     def _play_other(self, action: int) -> None:
         """定缺 (S2): the only phase of its own."""
         self._choose_void(action - L.VOID)
@@ -230,7 +393,7 @@ class BloodBattleGame(GameCore):
         income = self.kong_discard if self.rules.gang_pao_transfer else None
         for w in winners:
             first = not self.discarded[w] and not self.any_call
-            ctx = sichuan.WinContext(after_kong=self.kong_discard is not None, first_turn=first,
+            ctx = bb.WinContext(after_kong=self.kong_discard is not None, first_turn=first,
                                      dealer=w == self.dealer, last_tile=self.wall_count == 0)
             records += self._score_win(w, k, src, ctx)
             if income is not None and income.payments:  # S12: the kong's income, to each winner
@@ -245,7 +408,7 @@ class BloodBattleGame(GameCore):
         self.won_tiles[robbers[0]].append(k)
         records: list[Due | dict] = []
         for w in robbers:
-            ctx = sichuan.WinContext(rob_kong=True, dealer=w == self.dealer)
+            ctx = bb.WinContext(rob_kong=True, dealer=w == self.dealer)
             records += self._score_win(w, k, s, ctx)
         self._settle_event(records)
         self._after_wins(robbers, s)
@@ -254,7 +417,8 @@ class BloodBattleGame(GameCore):
         s = self.current_player
         k = self.drawn
         first = not self.discarded[s] and not self.any_call
-        ctx = sichuan.WinContext(self_drawn=True, after_kong=self.after_kong, first_turn=first,
+        swapped = self.items and self.swapped  # S17.8: a swapped-in tile is never 杠上花
+        ctx = bb.WinContext(self_drawn=True, after_kong=self.after_kong and not swapped, first_turn=first,
                                  dealer=s == self.dealer, last_tile=self.wall_count == 0)
         self._settle_event(self._score_win(s, k, None, ctx))
         self.hands[s][k] -= 1
@@ -278,10 +442,10 @@ class BloodBattleGame(GameCore):
             ready = [self._ready_now(t) if last_four else 0 for t in payees]
             points = escape.qq_escape_points(ready, self.wall_count, r.base_points)
             return 0, [self._due(s, t, p, "escape") for t, p in zip(payees, points)]
-        pig = sichuan.flower_pig_now(self.hands[s], self.melds[s])
+        pig = bb.flower_pig_now(self.hands[s], self.melds[s])
         ready = not pig and self._ready_now(s) > 0
         # The payees' 查大叫 values matter only to an escaper that would pay them.
-        payee_pig = [sichuan.flower_pig_now(self.hands[t], self.melds[t]) for t in payees]
+        payee_pig = [bb.flower_pig_now(self.hands[t], self.melds[t]) for t in payees]
         payee_ready = [0 if pig or ready or self.won[t] or p else self._ready_now(t)
                        for t, p in zip(payees, payee_pig)]
         claims = escape.draw_check_claims(pig, ready, payee_pig, [self.won[t] for t in payees], payee_ready,
@@ -298,7 +462,7 @@ class BloodBattleGame(GameCore):
     def _ready_now(self, s: int) -> int:
         """Seat s's 查大叫 value if the wall ran out now (S16)."""
         void = self.void[s] if self.void[s] >= 0 else None
-        return sichuan.ready_points_now(self.hands[s], self.melds[s], self.rules, void)
+        return bb.ready_points_now(self.hands[s], self.melds[s], self.rules, void)
 
     # ------------------------------------------------------------------ flow and settlement
 
@@ -314,12 +478,12 @@ class BloodBattleGame(GameCore):
         last = max(winners, key=lambda w: (w - source - 1) % N_SEATS)
         self._next_draw(last)
 
-    def _score_win(self, w: int, k: int, source: int | None, ctx: sichuan.WinContext) -> list[Due | dict]:
+    def _score_win(self, w: int, k: int, source: int | None, ctx: bb.WinContext) -> list[Due | dict]:
         """Score a win: its ``hora`` event and its dues from the discarder or every seat in play (S11)."""
         hand = list(self.hands[w])
         if source is not None:
             hand[k] += 1
-        score = sichuan.score_win(hand, self.melds[w], ctx, self.rules, self.void[w])
+        score = bb.score_win(hand, self.melds[w], ctx, self.rules, self.void[w])
         if score is None:  # the mask only offers 胡 for winning hands
             raise AssertionError(f"seat {w} declared a win that does not score: {tiles.fmt(hand)}")
         self.wins.append(Win(w, k, source, score))
@@ -335,12 +499,12 @@ class BloodBattleGame(GameCore):
         seats that have not escaped (S16: an escaper is no longer at the table)."""
         self.events.append({"type": "ryukyoku"})
         seats = [s for s in range(N_SEATS) if not self.escaped[s]]
-        pigs = [s for s in seats if sichuan.is_flower_pig(self.hands[s], self.melds[s])]
+        pigs = [s for s in seats if bb.is_flower_pig(self.hands[s], self.melds[s])]
         self._settle_event([self._due(p, t, self.rules.flower_pig_points, "flower_pig")
                             for p in pigs for t in seats if t not in pigs])
         in_play = [s for s in seats if not self.won[s] and s not in pigs]
         ready = {
-            s: sichuan.ready_points(self.hands[s], self.melds[s], self.rules, self.void[s])
+            s: bb.ready_points(self.hands[s], self.melds[s], self.rules, self.void[s])
             for s in in_play
         }
         self._settle_event([self._due(s, t, ready[t], "not_ready")

@@ -127,6 +127,8 @@ class GameCore:
     """
 
     layout: ClassVar[ActionLayout]
+    no_escape_phases: ClassVar[tuple[str, ...]] = ()
+    """Phases of a game in which no seat may escape (the blood battle's item decisions, S17)."""
 
     def __init__(self, rules: Any, wall: Sequence[int], dealer: int, auto_forced: bool = True,
                  balances: Sequence[int] | None = None) -> None:
@@ -137,7 +139,8 @@ class GameCore:
             raise ValueError(f"balances must be four ints >= 0 and need the rule option bankroll (B4), "
                              f"got {balances!r} with bankroll={rules.bankroll!r}")
         self.rules = rules
-        self.layout = type(self).layout.with_escape(rules.escape)  # S16/J11: ESCAPE comes last
+        # S16/J11: ESCAPE comes last; S17: the item actions after it (blood battle only)
+        self.layout = type(self).layout.with_options(rules.escape, getattr(rules, "items", None) is not None)
         self.dealer = dealer
         self.auto_forced = auto_forced  # play lone legal actions at once (False: ask, for scripts)
         self.wall = list(wall)
@@ -201,7 +204,8 @@ class GameCore:
         """int8 mask over the action space for ``current_player`` (cached until the next step)."""
         if self._mask is None:
             self._mask = self._compute_mask()
-            if self.layout.ESCAPE >= 0:  # S16/J11: every seat asked is in play and may escape
+            if self.layout.ESCAPE >= 0 and self.phase not in self.no_escape_phases:
+                # S16/J11: every seat asked is in play and may escape
                 self._mask[self.layout.ESCAPE] = 1
         return self._mask
 

@@ -30,10 +30,11 @@ Autoreset              ``NEXT_STEP`` (Gymnasium's default) or ``SAME_STEP``: the
 Waiting tables         ``step(actions, active=None)``: ``active`` bool ``(N,)`` limits the tables
                        that play; the others wait on the same decision (reward 0)
 Episode end            ``terminated[i]`` (never truncated); the info holds the table's bean table
-                       ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won`` (with ``_`` masks); in
-                       ``SAME_STEP`` under ``final_info``, with ``final_obs``; with the rule
-                       options, the last hand's ``escaped`` ``(N, 4)``, ``penalty`` (blood
-                       battle's 扣豆) and ``balances`` ``(N, 4)`` as in :mod:`mjenv.vector`
+                       ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won``, ``skipped_hands``
+                       (with ``_`` masks); in ``SAME_STEP`` under ``final_info``, with
+                       ``final_obs``; with the rule options, the last hand's ``escaped``
+                       ``(N, 4)``, ``penalty`` (blood battle's 扣豆) and ``balances`` ``(N, 4)`` as
+                       in :mod:`mjenv.vector`, and with ``bankroll`` ``skipped_beans`` ``(N, 4)``
 =====================  ======================================================================
 
 **Autoreset.** ``NEXT_STEP`` (default): the step that ends table ``i``'s episode returns the
@@ -48,10 +49,19 @@ records are the learning seat's bean deltas exactly.
 **Reward.** Every bean change of the learning seat counts, on its own decisions and on the
 opponents' between them (kongs, wins it pays, the draw checks and the rake at the end): the
 rewards of an episode sum to ``beans[i, seat]``. Bean changes before the seat's first decision of
-an episode count with that decision. Rarely (Joy Mahjong) a hand ends before the learning seat is
-ever asked; it is merged into the table's next episode (``skipped_hands`` in that episode's
-final info counts such hands, and ``beans`` covers them too), so that every episode has a step
-and the rewards still sum to ``beans``.
+an episode count with that decision.
+
+**Skipped hands.** A hand can end before the learning seat is ever asked (a win on the dealer's
+first discard; with ``escape``, escapes). Without ``bankroll`` it is merged into the table's next
+episode: that episode keeps the seat and the opponents of the skipped hand (with ``seat="random"``
+the seat is drawn once per episode, from its first hand's seed), its rewards count the skipped
+hand's beans, ``beans`` is the sum over its hands and ``skipped_hands`` counts the merged ones.
+With ``bankroll`` every hand starts from the bankroll (B4, docs/rules-blood-battle.md), so a
+merged episode could lose more than it holds: the skipped hand is left out of the learner's
+episodes instead (its rewards dropped), and the next episode's info reports it in
+``skipped_hands`` and ``skipped_beans`` (the skipped hands' bean tables, summed). Either way the
+rewards of every episode sum to ``beans[i, seat]``, and with ``bankroll`` its ``balances`` are
+``bankroll + beans``.
 
 **Opponents and seats.** ``opponents``: see :mod:`mjenv.integrations.opponents` (names, ``.pt``
 paths, policy objects whose ``act_batch`` is called once per engine step over all tables, batched
@@ -85,7 +95,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from .. import games
-from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action
+from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action, compact_repr
+from ..describe import describe_observation
 from ..encoding import check_observation_dtype
 from ..engine.core import N_SEATS, IllegalActionError
 from ..vector import make
@@ -121,14 +132,16 @@ def _autoreset_option(mode: Any) -> AutoresetMode:
 class SingleSeatVectorEnv(VectorEnv):
     """One learning seat per table against batched opponents; see the module docstring."""
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["seat"]}
 
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, opponents: Any = "random",
                  seat: int | str = 0, autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  illegal_action: str = "raise", illegal_reward: float | None = None,
                  observation_dtype: str = "float32", mask_in_observation: bool = False, num_threads: int = 1,
-                 **env_options: Any) -> None:
+                 render_mode: str | None = None, **env_options: Any) -> None:
         self.game = games.game(game).name
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.seat_option = _seat_option(seat)
         self.autoreset_mode = _autoreset_option(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
@@ -155,16 +168,22 @@ class SingleSeatVectorEnv(VectorEnv):
                 "action_mask": spaces.Box(0.0, 1.0, (self.single_action_space.n,), np.float32)})
         else:
             self.single_observation_space = planes
-        self.observation_space = batch_space(self.single_observation_space, n)
+        compact_repr(self.single_observation_space)
+        self.observation_space = compact_repr(batch_space(self.single_observation_space, n))
         self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
-        self.render_mode = None
+        self.render_mode = render_mode
+        self.observer = observer
+        """The encoder of the observations (``describe_observation(obs[i], env.unwrapped.observer)``)."""
         self._codec = observer.uint8_codec
         self._all = np.arange(n, dtype=np.int64)
         self._rng = np.random.default_rng()
         self._seat = np.zeros(n, dtype=np.int64)
         self._acted = np.zeros(n, dtype=np.bool_)  # the learner acted in the table's current hand
         self._carry = np.zeros(n, dtype=np.float64)  # beans of its episode before its first decision
-        self._merged = np.zeros((n, 4), dtype=np.int64)  # beans of skipped hands merged into the episode
+        self._merged = np.zeros((n, 4), dtype=np.int64)  # beans of the hands skipped before the episode
+        # With bankroll every engine episode starts from the bankroll (B4): a skipped hand cannot
+        # join the next one (its return would exceed the bankroll), so it is left out instead.
+        self.merges_skipped = not self.venv.backend.keeps_balances
         self._skipped = np.zeros(n, dtype=np.int64)
         self._autoreset = np.zeros(n, dtype=np.bool_)  # NEXT_STEP: the table resets at the next step
         self._final_obs: np.ndarray | None = None  # NEXT_STEP: the finished tables' last views
@@ -256,6 +275,16 @@ class SingleSeatVectorEnv(VectorEnv):
         masks[self._autoreset] = 1
         return masks
 
+    def render(self) -> tuple[str, ...] | None:
+        """``render_mode="seat"``: each table's learning-seat view as text (:func:`mjenv.describe.describe_observation`),
+        the view the last step returned (a finished table's last view in ``NEXT_STEP`` mode)."""
+        if self.render_mode is None or not self._ready:
+            return None
+        views = list(self.venv._obs)
+        for t in np.flatnonzero(self._autoreset):
+            views[t] = self._final_obs[t]
+        return tuple(describe_observation(planes, self.observer) for planes in views)
+
     def set_opponents(self, opponents: Any) -> None:
         """New opponents (any ``opponents`` spec), from their next decision on; a mixture draws
         the current hands' lineups from their seeds. A bad spec raises and changes nothing."""
@@ -293,20 +322,28 @@ class SingleSeatVectorEnv(VectorEnv):
         if not len(done):
             return
         real, skipped = done[self._acted[done]], done[~self._acted[done]]
-        if len(skipped):  # a hand without a learner decision: its beans carry into the next episode
+        if len(skipped):  # a hand without a learner decision (module docstring, "Skipped hands")
             self._merged[skipped] += info["beans"][skipped]
             self._skipped[skipped] += 1
             if (self._skipped[skipped] >= _MAX_SKIPPED).any():
                 raise RuntimeError(f"{_MAX_SKIPPED} hands in a row ended before the learning seat was asked to act")
+            if not self.merges_skipped:  # left out: its rewards are dropped, its beans reported apart
+                self._carry[skipped] = 0
         if len(real):
             if not ended:
                 n = self.num_envs
                 ended.update(_final=np.zeros(n, dtype=np.bool_), beans=np.zeros((n, 4), dtype=np.int64),
                              end_reason=np.full(n, "", dtype=object), won=np.zeros((n, 4), dtype=np.bool_),
                              skipped_hands=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
+                if not self.merges_skipped:
+                    ended["skipped_beans"] = np.zeros((n, 4), dtype=np.int64)
             ended["_final"][real] = True
             ended["seat"][real] = self._seat[real]
-            ended["beans"][real] = info["beans"][real] + self._merged[real]
+            if self.merges_skipped:
+                ended["beans"][real] = info["beans"][real] + self._merged[real]
+            else:
+                ended["beans"][real] = info["beans"][real]
+                ended["skipped_beans"][real] = self._merged[real]
             ended["end_reason"][real] = info["end_reason"][real]
             if "won" in info:
                 ended["won"][real] = info["won"][real]
@@ -320,7 +357,8 @@ class SingleSeatVectorEnv(VectorEnv):
                 self._final_obs = np.zeros((self.num_envs, *self._planes.shape), dtype=self._planes.dtype)
             for t in real:
                 self._final_obs[t] = self._convert(info["final_obs"][t][self._seat[t]][None])[0]
-        self._new_episodes(done)
+        # A merged hand's episode goes on with its seat and lineup; every other table starts anew.
+        self._new_episodes(real if self.merges_skipped else done)
 
     def _advance_or_fail(self, reward: np.ndarray, ended: dict[str, Any]) -> None:
         """:meth:`_advance`; if an opponent fails mid-turn, the env refuses to step until ``reset``."""
@@ -404,8 +442,8 @@ class SingleSeatVectorEnv(VectorEnv):
     @staticmethod
     def _add(info: dict[str, Any], ended: dict[str, Any], terminated: np.ndarray) -> None:
         """The finished episodes' fields, each with Gymnasium's ``_`` mask."""
-        for key in ("beans", "end_reason", "won", "skipped_hands", "escaped", "penalty", "balances"):
-            if key in ended:  # the last three with the rule options only
+        for key in ("beans", "end_reason", "won", "skipped_hands", "skipped_beans", "escaped", "penalty", "balances"):
+            if key in ended:  # the last four with the rule options only
                 info[key], info[f"_{key}"] = ended[key], terminated.copy()
         info["seat"] = np.where(terminated, ended["seat"], info.get("seat", 0))  # the finished episode's
         info["_seat"] = info.get("_seat", terminated).copy()
@@ -421,12 +459,14 @@ class SingleSeatEnv(gymnasium.Env):
     mask (``action_masks()``, ``info["action_mask"]``), rewards and episode end are those of
     :class:`SingleSeatVectorEnv` for one table; ``illegal_action`` applies to the learning seat
     (an opponent's illegal action always raises). A hand that ends before the learning seat is
-    asked is dealt again from the seeded stream by ``reset``, its beans added to the first reward
-    (``info["carried_reward"]`` at reset). ``reset(seed=s)`` with a fixed seat deals the AEC env's
-    ``reset(seed=s)``.
+    asked is dealt again from the seeded stream by ``reset`` (``info["skipped_episodes"]``); as in
+    the vector env it is merged (its beans in the first reward, ``info["carried_reward"]`` at reset,
+    and in the final ``beans``), or with ``bankroll`` left out (``info["skipped_beans"]``, the
+    seat's, at reset; the final ``balance`` is ``bankroll + beans``). ``reset(seed=s)`` with a fixed
+    seat deals the AEC env's ``reset(seed=s)``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": RENDER_FPS}
+    metadata = {"render_modes": ["ansi", "human", "seat"], "render_fps": RENDER_FPS}
 
     def __init__(self, game: str = "blood_battle", opponents: Any = "random", seat: int | str = 0,
                  illegal_action: str = "raise", **env_options: Any) -> None:
@@ -454,6 +494,9 @@ class SingleSeatEnv(gymnasium.Env):
         self._opp_rng = np.random.default_rng()
         self._done = True
         self._pending = 0.0  # learning-seat beans not yet returned as a reward
+        self._carried = 0  # the seat's beans of the hands merged into this episode
+        self.merges_skipped = self.aec_env.rules.bankroll is None
+        """Whether a hand that ends before the seat acts is merged into the next episode (no bankroll)."""
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal an episode and play the opponents until the learning seat must act.
@@ -467,22 +510,29 @@ class SingleSeatEnv(gymnasium.Env):
         self._opponent_at = {(self.seat + 1 + i) % N_SEATS: p for i, p in enumerate(self.opponents)}
         self._opp_rng = np.random.default_rng(rng.integers(2**63))
         deal_seed = seed if seed is not None else int(rng.integers(2**63))
-        carried, skipped = 0.0, 0
+        skipped_beans, skipped = 0, 0
         while True:
             self.aec_env.reset(seed=deal_seed, options=options)
             self._pending = 0.0
             if self._play_opponents():
                 break
-            carried += self._pending
+            skipped_beans += int(self.aec_env.infos[self._agent]["beans"])  # the seat's, exactly
             skipped += 1
             if skipped >= _MAX_SKIPPED:
                 raise RuntimeError(f"{skipped} episodes in a row ended before seat {self.seat} was asked to act")
             deal_seed, options = int(rng.integers(2**63)), None
-        self._pending += carried
+        # Merged (no bankroll): the skipped hands' beans count in this episode's rewards and beans.
+        # With bankroll each hand starts from the bankroll (B4), so they are left out, reported apart.
+        self._carried = skipped_beans if self.merges_skipped else 0
+        self._pending += self._carried
         self._done = False
         info = self._info()
         if skipped:
-            info["carried_reward"], info["skipped_episodes"] = carried, skipped
+            info["skipped_episodes"] = skipped
+            if self.merges_skipped:
+                info["carried_reward"] = float(skipped_beans)
+            else:
+                info["skipped_beans"] = skipped_beans
         return self._observe(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -499,7 +549,9 @@ class SingleSeatEnv(gymnasium.Env):
         if aec_info.get("illegal_action"):
             info["illegal_action"] = True
         if self._done:
-            info["beans"], info["end_reason"] = aec_info["beans"], aec_info["end_reason"]
+            info["beans"], info["end_reason"] = aec_info["beans"] + self._carried, aec_info["end_reason"]
+            if "balance" in aec_info:  # bankroll: the episode's own hand, balance == bankroll + beans
+                info["balance"] = aec_info["balance"]
         return self._observe(), reward, self._done, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -512,7 +564,16 @@ class SingleSeatEnv(gymnasium.Env):
         """Name of an action, e.g. ``discard 5m``."""
         return self.aec_env.action_name(action)
 
+    @property
+    def observer(self) -> Any:
+        """The encoder of the observations (``describe_observation(obs, env.unwrapped.observer)``)."""
+        return self.aec_env.observer
+
     def render(self) -> str | None:
+        """The AEC env's render; ``render_mode="seat"``: the learning seat's view as text."""
+        if self.render_mode == "seat" and self.aec_env.game is not None:
+            return describe_observation(self.aec_env.observer.observe(self.aec_env.game, self.seat), self.observer,
+                                        self.aec_env.tile_style)
         return self.aec_env.render()
 
     def close(self) -> None:

@@ -23,8 +23,10 @@ Done                   the table's hand (or match) ended; the returned observati
                        next hand's first decision (SB3's autoreset); never truncated
 Infos                  a list of ``N`` dicts, empty but at a table whose episode ended:
                        ``terminal_observation``, ``TimeLimit.truncated`` (False), ``beans`` int64
-                       ``(4,)``, ``seat``, ``end_reason``, ``won``, ``skipped_hands``; and
-                       ``illegal_action`` (True) where the learner's action was illegal
+                       ``(4,)``, ``seat``, ``end_reason``, ``won``, ``skipped_hands``; with the
+                       rule options ``escaped``, ``penalty``, ``balances`` and ``skipped_beans``
+                       (``SingleSeatVectorEnv``'s); and ``illegal_action`` (True) where the
+                       learner's action was illegal
 Seeding                ``seed(s)`` then ``reset()``: table ``i`` deals the AEC env's
                        ``reset(seed=s + i)``, opponents draw from ``s`` (as ``SingleSeatVectorEnv``)
 Self-play              :func:`frozen_policy` (an opponent that plays a frozen copy of a model's
@@ -32,8 +34,10 @@ Self-play              :func:`frozen_policy` (an opponent that plays a frozen co
                        it every ``every`` learner steps); ``set_opponents`` swaps opponents in
 =====================  ======================================================================
 
-The rewards of an episode sum to the learning seat's bean delta, ``info["beans"][info["seat"]]``,
-so ``VecMonitor`` records exactly the bean deltas, and ``VecNormalize.get_original_reward()``
+The rewards of an episode sum to the learning seat's bean delta, ``info["beans"][info["seat"]]``
+(a hand that ends before the seat acts: merged into the next episode, or left out with
+``bankroll``, as in :mod:`mjenv.integrations.gymnasium`), so ``VecMonitor`` records exactly the
+bean deltas, and ``VecNormalize.get_original_reward()``
 the raw beans. ``get_attr`` reads attributes shared by all tables (of this env, else of the
 ``SingleSeatVectorEnv`` in ``.env``); ``set_attr`` is refused (the tables share one engine).
 """
@@ -57,6 +61,8 @@ from .opponents import FrozenNetwork
 __all__ = ["FrozenPolicy", "MahjongVecEnv", "SelfPlayCallback", "frozen_policy", "make_vec_env"]
 
 _FINAL_KEYS = ("beans", "end_reason", "won", "skipped_hands")
+_OPTION_KEYS = ("skipped_beans", "escaped", "penalty", "balances")
+"""Final-info fields of the rule options (bankroll, escape), present only with them."""
 
 
 def make_vec_env(game: str, num_envs: int, *, opponents: Any = "random", seat: int | str = 0,
@@ -107,7 +113,8 @@ class MahjongVecEnv(VecEnv):
             final, final_obs = info["final_info"], info["final_obs"]
             for i in np.flatnonzero(terminated):
                 infos[i] = {"terminal_observation": final_obs[i], "TimeLimit.truncated": False,
-                            "seat": int(final["seat"][i]), **{k: final[k][i] for k in _FINAL_KEYS}}
+                            "seat": int(final["seat"][i]), **{k: final[k][i] for k in _FINAL_KEYS},
+                            **{k: final[k][i] for k in _OPTION_KEYS if k in final}}
         for i in np.flatnonzero(info.get("illegal_action", ())):
             infos[i]["illegal_action"] = True
         return obs, rewards, terminated, infos

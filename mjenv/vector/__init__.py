@@ -9,10 +9,13 @@ to act and the rewards credited to it). The single-seat Gymnasium view is
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from pathlib import Path
+from typing import Any
 
 from .backend import Backend
-from .cache import drop_stale_cache
+from .cache import announce_first_compile, drop_stale_cache
 from .factory import available_memory, make
 from .sampling import random_actions
 from .self_play import SelfPlayVectorEnv
@@ -22,9 +25,25 @@ def _drop_stale_cache() -> None:
     """Drop this package's numba cache when its sources changed (see :mod:`.cache`)."""
     root = Path(__file__).parent
     # The package, and the reference modules whose constants (layouts, plane offsets) it compiles in.
-    drop_stale_cache(root, [*sorted(root.rglob("*.py")), root.parent / "actions.py", root.parent / "encoding.py"])
+    # The reference backend (reference.py) compiles nothing: editing it keeps the cache.
+    drop_stale_cache(root, [*sorted(p for p in root.rglob("*.py") if p != root / "reference.py"),
+                            root.parent / "actions.py", root.parent / "encoding.py"])
 
 
 _drop_stale_cache()
+announce_first_compile()
 
 __all__ = ["Backend", "SelfPlayVectorEnv", "available_memory", "make", "random_actions"]
+
+_MOVED = {"SingleSeatVectorEnv": "mjenv.integrations.gymnasium"}
+"""Names that lived here, and their module now: they import for one more minor version, with a
+DeprecationWarning (by name, so the toolkit view above this package is never imported from here
+otherwise)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"mjenv.vector.{name} is deprecated and will be removed in mjenv 0.2: import it from "
+                  f"{_MOVED[name]}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(_MOVED[name]), name)

@@ -45,6 +45,8 @@ from typing import Any, Callable, Protocol
 import numba
 import numpy as np
 
+from ..spec import GameSpec
+from ..spec import spec as game_spec
 from .encoding.optional import optional_bits
 
 _pool_forked = False
@@ -140,9 +142,39 @@ SPLIT_BOUND = 3_000_000_000
 amounts of at most that size, which int64 holds (the reference's ints are unbounded)."""
 
 
-class CompiledBackend:
-    """What both compiled backends share: the AEC env's options and validation, the constants
-    the encoders need, and one compiled view of the state per thread.
+def checked_spec(game: str, options: dict[str, Any]) -> GameSpec:
+    """The game spec of a batched env's ``options`` (the AEC env's, less rendering and logs)."""
+    aec_only = sorted(set(options) & set(AEC_ONLY))
+    if aec_only:
+        raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
+                         f"replay a table through {game}_v0.raw_env to use them")
+    return game_spec(game, **options)  # the same validation and errors as the AEC env
+
+
+class SpecBackend:
+    """What every backend reads from its game spec (:mod:`mjenv.spec`): the rules, the layout,
+    the observer, the match settings and the shapes of its buffers."""
+
+    def __init__(self, num_envs: int, spec: GameSpec) -> None:
+        observer = spec.observer
+        self.spec, self.game, self.rules, self.match_hands = spec, spec.game, spec.rules, spec.match_hands
+        self.num_envs = num_envs
+        self.layout, self.n_actions = spec.layout, spec.layout.n
+        self.observer, self.script_keys = observer, spec.script_keys
+        self.illegal_action, self.illegal_reward = spec.illegal_action, spec.illegal_reward
+        self.observation_dtype = spec.observation_dtype
+        self.observation_bounds = spec.observation_box()
+        """The AEC env's observation Box (its bounds and dtype)."""
+        self.bean_scale = float(observer.bean_scale)
+        # The optional planes (escaped, balance) follow the default ones, as in the AEC encoders.
+        self.obs_shape = (observer.planes, observer.width)
+        self.state_shape = (observer.state_planes, observer.width)
+        self.keeps_balances = spec.rules.bankroll is not None
+
+
+class CompiledBackend(SpecBackend):
+    """What both compiled backends share: the game spec (a ready ``spec`` or the AEC env's options
+    to build one), the constants the encoders need, and one compiled view of the state per thread.
 
     The views share the state's arrays but not their reference counts: every compiled read of a
     field touches its count atomically, and two threads on one view contend on those counts
@@ -151,32 +183,23 @@ class CompiledBackend:
 
     game: str
 
-    def __init__(self, num_envs: int, raw_env: Callable[..., Any], new_state: Callable[[int, int], Any],
+    def __init__(self, num_envs: int, new_state: Callable[[int, int], Any], spec: GameSpec | None,
                  options: dict[str, Any]) -> None:
-        aec_only = sorted(set(options) & set(AEC_ONLY))
-        if aec_only:
-            raise ValueError(f"option(s) {aec_only} belong to the AEC env only (rendering, logs); "
-                             f"replay a table through {self.game}_v0.raw_env to use them")
-        ref = raw_env(**options)  # the same validation and errors as the AEC env
-        bound = ref.observer.bean_bound * ref.observer.bean_scale  # beans one seat can move in a hand
-        if ref.rules.bankroll is not None and bound > SPLIT_BOUND:
+        if spec is None:
+            spec = checked_spec(self.game, options)
+        elif options:
+            raise ValueError(f"give a spec or options, not both (got options {sorted(options)})")
+        elif spec.game != self.game:
+            raise ValueError(f"a {spec.game} spec cannot make a {self.game} backend")
+        observer = spec.observer
+        bound = observer.bean_bound * observer.bean_scale  # beans one seat can move in a hand
+        if spec.rules.bankroll is not None and bound > SPLIT_BOUND:
             raise ValueError(f"with bankroll, the compiled engine splits payments in int64: a hand of these rules "
                              f"can move up to {bound:,.0f} beans per seat, more than {SPLIT_BOUND:,}; lower "
                              f"room_coefficient (or escape_x), or play them on {self.game}_v0.raw_env")
-        self.rules, self.match_hands, self.num_envs = ref.rules, ref.match_hands, num_envs
-        self.layout, self.n_actions = ref.layout, ref.layout.n
-        self.observer, self.script_keys = ref.observer, ref.script_keys
-        self.illegal_action, self.illegal_reward = ref.illegal_action, ref.illegal_reward
-        self.observation_dtype = ref.observation_dtype
-        self.observation_bounds = ref.observation_space(ref.possible_agents[0])["observation"]
-        """The AEC env's observation Box (its bounds and dtype)."""
-        self.bean_scale = float(ref.observer.bean_scale)
-        self.rule_flags = np.array(ref.observer.rule_flags, dtype=np.float64)
-        # The optional planes (escaped, balance) follow the default ones, as in the AEC encoders.
-        self.obs_shape = (ref.observer.planes, ref.observer.width)
-        self.state_shape = (ref.observer.state_planes, ref.observer.width)
-        self.optional = optional_bits(ref.observer)
-        self.keeps_balances = ref.rules.bankroll is not None
+        super().__init__(num_envs, spec)
+        self.rule_flags = np.array(observer.rule_flags, dtype=np.float64)
+        self.optional = optional_bits(observer)
         self.st, self.arrays = new_state(num_envs, self.n_actions)
         self.views = [self.st]
         self._view_tuple = (self.st,)
@@ -221,6 +244,14 @@ class CompiledBackend:
             with _pool_turn:
                 self._step_parts(self._view_tuple, np.arange(n + 1, dtype=np.int64) * len(tables) // n, *args)
         return ended
+
+    def stepper(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
+                out: np.ndarray) -> Callable[[], None]:
+        """A call that plays ``actions[tables]`` on the calling thread, as :meth:`step` with ``out``,
+        into these same buffers every time (``ended`` over ``tables``): no per-call arguments to
+        build, for a caller that steps a few tables one decision at a time (the AEC env's)."""
+        chunk, args = self._step_chunk, (self.st, *self._step_args(actions, tables, delta, ended, out, True))
+        return lambda: chunk(*args)
 
     def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
                    out: np.ndarray, observe: bool) -> tuple:

@@ -1,5 +1,5 @@
 """The blood-battle backend of :mod:`mjenv.vector` (the :class:`~mjenv.vector.backend.Backend`
-protocol): the AEC env's options and validation, the seeded walls, and chunk loops over the
+protocol): the game spec (:mod:`mjenv.spec`), the seeded walls, and chunk loops over the
 compiled engine (:mod:`.engine.blood_battle`) and encoder (:mod:`.encoding.blood_battle`).
 Rule IDs: docs/rules-blood-battle.md.
 """
@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from ..blood_battle_v0 import raw_env
 from ..engine.blood_battle import SUIT_TILES
+from ..spec import GameSpec
 from .backend import CompiledBackend
 from .engine import blood_battle as eng
 from .encoding import blood_battle as enc
 from .rules.shapes import suit_table
-from .rules.sichuan import R_BANKROLL, rule_vector
+from .rules.blood_battle import R_BANKROLL, rule_vector
 from .seeding import shuffled
 
 _TILES = np.array(SUIT_TILES, dtype=np.int8)
@@ -106,14 +106,18 @@ def _start_chunk(st: eng.State, tables: np.ndarray, seeds: np.ndarray, hands: np
 
 
 class BloodBattleBackend(CompiledBackend):
-    """Blood battle on ``num_envs`` tables; ``options`` are ``blood_battle_v0.raw_env``'s."""
+    """Blood battle on ``num_envs`` tables; ``options`` are ``blood_battle_v0.raw_env``'s game
+    options (:func:`mjenv.spec.spec`), or ``spec`` a ready :class:`~mjenv.spec.GameSpec`."""
 
     game = "blood_battle"
     obs_shape, state_shape = enc.OBS_SHAPE, enc.STATE_SHAPE
     new_state = staticmethod(eng.new_state)
 
-    def __init__(self, num_envs: int, **options: Any) -> None:
-        super().__init__(num_envs, raw_env, eng.new_state, options)
+    def __init__(self, num_envs: int, spec: GameSpec | None = None, **options: Any) -> None:
+        super().__init__(num_envs, eng.new_state, spec, options)
+        if self.rules.items is not None:  # S17: the readable engine only, for now
+            raise ValueError("the rule option items (S17) is not in the compiled engine yet; "
+                             "play it on blood_battle_v0.env / raw_env (the readable engine)")
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)

@@ -1,5 +1,5 @@
 """The Joy Mahjong backend of :mod:`mjenv.vector` (the :class:`~mjenv.vector.backend.Backend`
-protocol): the AEC env's options and validation, the seeded walls and match order, and chunk
+protocol): the game spec (:mod:`mjenv.spec`), the seeded walls and match order, and chunk
 loops over the compiled engine (:mod:`.engine.joy_mahjong`) and encoder
 (:mod:`.encoding.joy_mahjong`). Rule IDs: docs/rules-joy-mahjong.md.
 """
@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..engine.joy_mahjong import JOY_TILES
-from ..joy_mahjong_v0 import raw_env
+from ..spec import GameSpec
 from .backend import CompiledBackend
 from .encoding import joy_mahjong as enc
 from .engine import joy_mahjong as eng
@@ -120,15 +120,16 @@ def _state_tables(st: eng.State, tables: np.ndarray, out: np.ndarray, bean_scale
 
 
 class JoyMahjongBackend(CompiledBackend):
-    """Joy Mahjong on ``num_envs`` tables; ``options`` are ``joy_mahjong_v0.raw_env``'s."""
+    """Joy Mahjong on ``num_envs`` tables; ``options`` are ``joy_mahjong_v0.raw_env``'s game
+    options (:func:`mjenv.spec.spec`), or ``spec`` a ready :class:`~mjenv.spec.GameSpec`."""
 
     game = "joy_mahjong"
 
     obs_shape, state_shape = (enc.OBS_PLANES, eng.W), (enc.STATE_PLANES, eng.W)  # without the optional planes
     new_state = staticmethod(eng.new_state)
 
-    def __init__(self, num_envs: int, **options: Any) -> None:
-        super().__init__(num_envs, raw_env, eng.new_state, options)
+    def __init__(self, num_envs: int, spec: GameSpec | None = None, **options: Any) -> None:
+        super().__init__(num_envs, eng.new_state, spec, options)
         self._rules = eng.rules_array(self.rules)
         self._prevailing0 = np.zeros(num_envs, dtype=np.int64)  # the match's first prevailing wind
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)

@@ -27,7 +27,7 @@ from ..rules.escape import draw_check_claims, escape_split, happy_escape_beans, 
 from ..rules.shapes import suited_is_wait
 from .settlement import MAX_DUES, close_hand, owe, settle_event, take, transfer
 from .structs import ArraysType
-from ..rules.sichuan import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_BALANCES,
+from ..rules.blood_battle import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_BALANCES,
                              R_BASE, R_CAP_POINTS, R_CLASSIC, R_COEF, R_CONCEALED, R_DIRECT, R_ESCAPE,
                              R_ESCAPE_QQ, R_FACTOR, R_FORCED, R_MIN_COMPENSATION, R_MIN_PENALTY, R_PIG, R_RAKE,
                              R_TRANSFER, ROB_KONG, SELF_DRAWN, flower_pig_now, is_flower_pig, ready_points,
