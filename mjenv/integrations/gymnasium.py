@@ -2,7 +2,10 @@
 
 :class:`SingleSeatVectorEnv` is a ``gymnasium.vector.VectorEnv`` of ``num_envs`` tables on the
 compiled engine (:mod:`mjenv.vector`), :class:`SingleSeatEnv` a ``gymnasium.Env`` of one table on
-the readable AEC engine (the reference). ``import mjenv`` registers both under one id per game::
+the readable AEC engine (the reference). The vector env's episode rules (opponents, seats, rewards,
+skipped hands, quantisation) are :class:`mjenv.vector.SingleSeatView`'s, on either backend
+(``backend="reference"`` among ``env_options``); this module adds Gymnasium's spaces, its two
+autoreset modes and the ``_`` info masks. ``import mjenv`` registers both under one id per game::
 
     gymnasium.make_vec("mjenv/BloodBattle-v0", num_envs=1024, preset="qq", opponents="heuristic")
     gymnasium.make("mjenv/JoyMahjong-v0", room="eight_fan")    # SingleSeatEnv
@@ -97,26 +100,16 @@ from gymnasium.vector.utils import batch_space
 from .. import games
 from ..aec import RENDER_FPS, MahjongAECEnv, check_illegal_action_mode, checked_action, compact_repr
 from ..describe import describe_observation
-from ..encoding import check_observation_dtype
-from ..engine.core import N_SEATS, IllegalActionError
+from ..engine.core import N_SEATS
 from ..vector import make
-from ..vector.encoding.quantize import quantize_rows
-from .opponents import N_OPPONENTS, Lineups, uniform_from_seed
+from ..vector.single_seat import MAX_SKIPPED, SingleSeatView, seat_option
+from .opponents import N_OPPONENTS, Lineups
 
 __all__ = ["SingleSeatEnv", "SingleSeatVectorEnv"]
 
-_SEAT_SALT = 0x5EA7
-_MAX_SKIPPED = 1000  # hands in a row that end before the learning seat acts: surely a bug
-
-
-def _seat_option(seat: Any) -> int | str:
-    if not (seat == "random" or (isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
-                                 and 0 <= seat < N_SEATS)):
-        raise ValueError(f"seat must be 0-{N_SEATS - 1} or 'random', got {seat!r}")
-    return seat if seat == "random" else int(seat)
-
-
 _AUTORESET_NAMES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+_INFO_FIELDS = ("beans", "end_reason", "won", "skipped_hands", "skipped_beans", "escaped", "penalty", "balances")
+"""The finished episodes' fields in the info (the last four with the rule options only)."""
 
 
 def _autoreset_option(mode: Any) -> AutoresetMode:
@@ -130,7 +123,9 @@ def _autoreset_option(mode: Any) -> AutoresetMode:
 
 
 class SingleSeatVectorEnv(VectorEnv):
-    """One learning seat per table against batched opponents; see the module docstring."""
+    """One learning seat per table against batched opponents; see the module docstring. The
+    episode rules are :class:`~mjenv.vector.single_seat.SingleSeatView`'s (``.view``); this class
+    adds Gymnasium's spaces, autoreset modes and ``_`` info masks."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["seat"]}
 
@@ -142,26 +137,23 @@ class SingleSeatVectorEnv(VectorEnv):
         self.game = games.game(game).name
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.seat_option = _seat_option(seat)
+        seat_option(seat)
         self.autoreset_mode = _autoreset_option(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": self.autoreset_mode}
-        self.observation_dtype = check_observation_dtype(observation_dtype)
         if not isinstance(mask_in_observation, (bool, np.bool_)):
             raise ValueError(f"mask_in_observation must be True or False, got {mask_in_observation!r}")
         self.mask_in_observation = bool(mask_in_observation)
         check_illegal_action_mode(illegal_action)
-        # The engine plays float32 (what opponents read); the learner's rows are converted here.
-        self.venv = make(game, num_envs, num_threads=num_threads, copy=False, final_observations=True,
-                         illegal_action=illegal_action, illegal_reward=illegal_reward, **env_options)
-        self.num_envs = n = self.venv.num_envs
-        self.opponents = Lineups(opponents, self.game, n)
-        observer = self.venv.backend.observer
-        if self.observation_dtype == "uint8":
-            planes = spaces.Box(*observer.uint8_bounds(), dtype=np.uint8)
-        else:
-            planes = spaces.Box(*observer.bounds(), dtype=np.float32)
-        self._planes = planes  # the learner's view of one table, whatever the observation's layout
-        self.single_action_space = self.venv.single_action_space
+        venv = make(game, num_envs, num_threads=num_threads, copy=False, final_observations=True,
+                    illegal_action=illegal_action, illegal_reward=illegal_reward, **env_options)
+        self.view = SingleSeatView(venv, Lineups(opponents, self.game, venv.num_envs), seat=seat,
+                                   observation_dtype=observation_dtype)
+        """The batched single-seat view underneath: the episode rules (``mjenv.vector.single_seat``)."""
+        self.num_envs = n = venv.num_envs
+        self.seat_option, self.observation_dtype = self.view.seat_option, self.view.observation_dtype
+        self.merges_skipped = self.view.merges_skipped
+        planes = self._planes = self.view.single_observation_space
+        self.single_action_space = venv.single_action_space
         if self.mask_in_observation:
             self.single_observation_space = spaces.Dict({
                 "observations": spaces.Box(planes.low.reshape(-1), planes.high.reshape(-1), dtype=planes.dtype),
@@ -172,23 +164,20 @@ class SingleSeatVectorEnv(VectorEnv):
         self.observation_space = compact_repr(batch_space(self.single_observation_space, n))
         self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
         self.render_mode = render_mode
-        self.observer = observer
+        self.observer = self.view.observer
         """The encoder of the observations (``describe_observation(obs[i], env.unwrapped.observer)``)."""
-        self._codec = observer.uint8_codec
-        self._all = np.arange(n, dtype=np.int64)
-        self._rng = np.random.default_rng()
-        self._seat = np.zeros(n, dtype=np.int64)
-        self._acted = np.zeros(n, dtype=np.bool_)  # the learner acted in the table's current hand
-        self._carry = np.zeros(n, dtype=np.float64)  # beans of its episode before its first decision
-        self._merged = np.zeros((n, 4), dtype=np.int64)  # beans of the hands skipped before the episode
-        # With bankroll every engine episode starts from the bankroll (B4): a skipped hand cannot
-        # join the next one (its return would exceed the bankroll), so it is left out instead.
-        self.merges_skipped = not self.venv.backend.keeps_balances
-        self._skipped = np.zeros(n, dtype=np.int64)
+        self._every = np.ones(n, dtype=np.bool_)
         self._autoreset = np.zeros(n, dtype=np.bool_)  # NEXT_STEP: the table resets at the next step
-        self._final_obs: np.ndarray | None = None  # NEXT_STEP: the finished tables' last views
-        self._failure: str | None = None
-        self._ready = False
+
+    @property
+    def venv(self) -> Any:
+        """The :func:`mjenv.vector.make` env underneath (every seat's view)."""
+        return self.view.venv
+
+    @property
+    def opponents(self) -> Lineups:
+        """The opponents' lineup table (``policies``, ``lineup``)."""
+        return self.view.opponents
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -196,19 +185,10 @@ class SingleSeatVectorEnv(VectorEnv):
               ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal every table (the engine's seeding) and play the opponents up to the seat's turn.
         ``options`` script every table's first hand (the AEC env's ``wall``, ``dealer`` ...)."""
-        obs, info = self.venv.reset(seed=seed, options=options)
-        self._rng = np.random.default_rng(seed if isinstance(seed, (int, np.integer)) else None)
-        self._acted[:] = False
-        self._carry[:] = 0
-        self._merged[:] = 0
-        self._skipped[:] = 0
+        obs, info = self.view.reset(seed=seed, options=options)
         self._autoreset[:] = False
-        self._failure = None
-        self._new_episodes(self._all)
-        self._ready = True
-        self._advance_or_fail(np.zeros(self.num_envs, dtype=np.float64), {})  # hands end here only merged
-        info = self._info()
-        return self._with_mask(self._observations(), info["action_mask"]), info
+        info = self._info(info)
+        return self._with_mask(obs, info["action_mask"]), info
 
     def step(self, actions: Any, active: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -218,209 +198,56 @@ class SingleSeatVectorEnv(VectorEnv):
         decision (their actions are ignored, reward 0, not terminated; in ``NEXT_STEP`` mode a
         waiting table that has just ended keeps its final view and restarts at its next active step).
         """
-        if not self._ready:
-            raise RuntimeError("call reset() before step()")
-        if self._failure is not None:
-            raise RuntimeError(f"a previous step failed ({self._failure}); the tables are mid-turn: call reset()")
         n = self.num_envs
-        moving = np.ones(n, dtype=np.bool_) if active is None else self._active(active)
-        resetting = self._autoreset & moving
-        playing = moving & ~self._autoreset
-        reward = np.zeros(n, dtype=np.float64)
-        reward[playing] = self._carry[playing]  # beans before the learner's first decision count with it
-        ended: dict[str, Any] = {}
-        if playing.any():
-            acts = np.asarray(actions)
-            if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
-                raise ValueError(f"actions must be an int array of shape ({n},), got {acts.dtype} {acts.shape}")
-            acts = np.where(playing, acts, 0)
-            _, rewards, term, _, info = self.venv.step(acts, playing)  # the learner: illegal_action applies
-            self._carry[playing] = 0
-            self._acted |= playing
-            reward += rewards[self._all, self._seat]
-            illegal = info.get("illegal_action")
-            self._ends(term, info, reward, ended)
-            self._advance_or_fail(reward, ended)
-        else:
-            illegal = None
-        terminated = np.zeros(n, dtype=np.bool_)
-        if ended:
-            terminated[ended["_final"]] = True
-        obs = self._observations()
-        info = self._info(illegal)
+        moving = self._every if active is None else self.view.check_active(active)
+        # NEXT_STEP: a table that ended at the previous step only shows the decision it waits on.
+        obs, reward, terminated, view_info, final = self.view.step(actions, moving & ~self._autoreset)
+        info = self._info(view_info)
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             self._autoreset = terminated | (self._autoreset & ~moving)
             if self._autoreset.any():
-                obs[self._autoreset] = self._final_obs[self._autoreset]
+                obs[self._autoreset] = self.view.final_obs[self._autoreset]
                 info["action_mask"][self._autoreset] = 1
-            if ended:
-                self._add(info, ended, terminated)
-        elif ended:
+            if final:
+                self._add(info, final, terminated)
+        elif final:
             info["final_info"] = {}
-            self._add(info["final_info"], ended, terminated)
+            self._add(info["final_info"], final, terminated)
             info["_final_info"] = terminated.copy()
             info["final_obs"] = np.full(n, None, dtype=object)
             for i in np.flatnonzero(terminated):  # the mask of a finished table: all ones, as in NEXT_STEP
-                info["final_obs"][i] = self._with_mask(self._final_obs[i].copy(), np.ones(len(info["action_mask"][i])))
+                info["final_obs"][i] = self._with_mask(final["final_obs"][i].copy(),
+                                                       np.ones(len(info["action_mask"][i])))
             info["_final_obs"] = terminated.copy()
-        return (self._with_mask(obs, info["action_mask"]), reward.astype(np.float32), terminated,
-                np.zeros(n, dtype=np.bool_), info)
+        return self._with_mask(obs, info["action_mask"]), reward, terminated, np.zeros(n, dtype=np.bool_), info
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, A)``: the learning seat's legal actions at each table (all ones for a finished
         table in ``NEXT_STEP`` mode, whose next action is ignored)."""
-        if not self._ready:
-            raise RuntimeError("call reset() before action_masks()")
-        masks = self.venv.backend.mask.copy()
+        masks = self.view.action_masks()
         masks[self._autoreset] = 1
         return masks
 
     def render(self) -> tuple[str, ...] | None:
         """``render_mode="seat"``: each table's learning-seat view as text (:func:`mjenv.describe.describe_observation`),
         the view the last step returned (a finished table's last view in ``NEXT_STEP`` mode)."""
-        if self.render_mode is None or not self._ready:
+        if self.render_mode is None or not self.view.ready:
             return None
-        views = list(self.venv._obs)
+        views = list(self.view.planes())
         for t in np.flatnonzero(self._autoreset):
-            views[t] = self._final_obs[t]
+            views[t] = self.view.final_obs[t]
         return tuple(describe_observation(planes, self.observer) for planes in views)
 
     def set_opponents(self, opponents: Any) -> None:
         """New opponents (any ``opponents`` spec), from their next decision on; a mixture draws
         the current hands' lineups from their seeds. A bad spec raises and changes nothing."""
-        lineups = Lineups(opponents, self.game, self.num_envs)
-        lineups.draw(self._all, self.venv._hand_seed)
-        self.opponents = lineups
+        self.view.set_opponents(Lineups(opponents, self.game, self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
-        if hasattr(self, "venv"):  # gymnasium closes in __del__, also after a failed __init__
-            self.venv.close()
+        if hasattr(self, "view"):  # gymnasium closes in __del__, also after a failed __init__
+            self.view.close()
 
     # ------------------------------------------------------------------ helpers
-
-    def _active(self, active: Any) -> np.ndarray:
-        """``step``'s ``active``, checked: a bool array with one entry per table."""
-        active = np.asarray(active)
-        if active.shape != (self.num_envs,) or active.dtype != np.bool_:
-            raise ValueError(f"active must be a bool array of shape ({self.num_envs},), got {active.dtype} {active.shape}")
-        return active
-
-    def _new_episodes(self, tables: np.ndarray) -> None:
-        """Seats and lineups of the listed tables' new hands, from their episode seeds."""
-        seeds = self.venv._hand_seed[tables]
-        if self.seat_option == "random":
-            self._seat[tables] = (uniform_from_seed(seeds, _SEAT_SALT) * N_SEATS).astype(np.int64)
-        else:
-            self._seat[tables] = self.seat_option
-        self.opponents.draw(tables, seeds)
-        self._acted[tables] = False
-
-    def _ends(self, term: np.ndarray, info: dict[str, Any], reward: np.ndarray, ended: dict[str, Any]) -> None:
-        """Account for the hands that just ended: the learner's episode ends (if it acted in the
-        hand), or the hand merges into the table's next episode; then the tables' new hands."""
-        done = np.flatnonzero(term)
-        if not len(done):
-            return
-        real, skipped = done[self._acted[done]], done[~self._acted[done]]
-        if len(skipped):  # a hand without a learner decision (module docstring, "Skipped hands")
-            self._merged[skipped] += info["beans"][skipped]
-            self._skipped[skipped] += 1
-            if (self._skipped[skipped] >= _MAX_SKIPPED).any():
-                raise RuntimeError(f"{_MAX_SKIPPED} hands in a row ended before the learning seat was asked to act")
-            if not self.merges_skipped:  # left out: its rewards are dropped, its beans reported apart
-                self._carry[skipped] = 0
-        if len(real):
-            if not ended:
-                n = self.num_envs
-                ended.update(_final=np.zeros(n, dtype=np.bool_), beans=np.zeros((n, 4), dtype=np.int64),
-                             end_reason=np.full(n, "", dtype=object), won=np.zeros((n, 4), dtype=np.bool_),
-                             skipped_hands=np.zeros(n, dtype=np.int64), seat=np.zeros(n, dtype=np.int64))
-                if not self.merges_skipped:
-                    ended["skipped_beans"] = np.zeros((n, 4), dtype=np.int64)
-            ended["_final"][real] = True
-            ended["seat"][real] = self._seat[real]
-            if self.merges_skipped:
-                ended["beans"][real] = info["beans"][real] + self._merged[real]
-            else:
-                ended["beans"][real] = info["beans"][real]
-                ended["skipped_beans"][real] = self._merged[real]
-            ended["end_reason"][real] = info["end_reason"][real]
-            if "won" in info:
-                ended["won"][real] = info["won"][real]
-            ended["skipped_hands"][real] = self._skipped[real]
-            for key in ("escaped", "penalty", "balances"):  # with the rule options escape and bankroll
-                if key in info:
-                    ended.setdefault(key, np.zeros_like(info[key]))[real] = info[key][real]
-            self._merged[real] = 0
-            self._skipped[real] = 0
-            if self._final_obs is None:
-                self._final_obs = np.zeros((self.num_envs, *self._planes.shape), dtype=self._planes.dtype)
-            for t in real:
-                self._final_obs[t] = self._convert(info["final_obs"][t][self._seat[t]][None])[0]
-        # A merged hand's episode goes on with its seat and lineup; every other table starts anew.
-        self._new_episodes(real if self.merges_skipped else done)
-
-    def _advance_or_fail(self, reward: np.ndarray, ended: dict[str, Any]) -> None:
-        """:meth:`_advance`; if an opponent fails mid-turn, the env refuses to step until ``reset``."""
-        try:
-            self._advance(reward, ended)
-        except BaseException as e:  # re-raised: the tables wait on opponents, so no step may follow
-            self._failure = f"{type(e).__name__}: {e}"[:500]
-            raise
-
-    def _advance(self, reward: np.ndarray, ended: dict[str, Any]) -> None:
-        """Let the opponents act, batched over tables, until every table waits on its learning seat.
-        Rewards of a table's finished episode go to ``reward``; those of its next one wait in ``_carry``."""
-        venv, lineups = self.venv, self.opponents
-        while True:
-            seat_to_act = venv.backend.seat
-            waiting = seat_to_act != self._seat
-            if not waiting.any():
-                return
-            rows = np.flatnonzero(waiting)
-            masks = venv.backend.mask
-            k = (seat_to_act[rows] - self._seat[rows] - 1) % N_SEATS
-            pids = lineups.lineup[rows, k]
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            for pid in np.unique(pids):
-                tables = rows[pids == pid]
-                policy = lineups.policies[pid]
-                chosen = np.asarray(policy.act_batch(venv._obs[tables], masks[tables], self._rng))
-                self._check_opponent(policy, tables, chosen)
-                actions[tables] = chosen
-            _, rewards, term, _, info = venv.step(actions, waiting)
-            r = np.where(waiting, rewards[self._all, self._seat], 0.0)
-            reward += np.where(self._acted, r, 0.0)  # a hand the learner took part in
-            self._carry += np.where(self._acted, 0.0, r)  # else: its next episode's
-            self._ends(term, info, reward, ended)
-
-    def _check_opponent(self, policy: Any, tables: np.ndarray, actions: np.ndarray) -> None:
-        """An opponent's actions, strictly: one legal action per table it plays."""
-        name = getattr(policy, "name", type(policy).__name__)
-        if actions.shape != tables.shape or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"opponent {name!r} returned {actions.dtype} {actions.shape} for {len(tables)} "
-                             "tables; act_batch must return one int action per row")
-        mask = self.venv.backend.mask
-        ok = (actions >= 0) & (actions < mask.shape[1])
-        ok[ok] = mask[tables[ok], actions[ok]] > 0
-        if not ok.all():
-            j = int(np.argmin(ok))
-            t, a = int(tables[j]), int(actions[j])
-            legal = ", ".join(str(x) for x in np.flatnonzero(mask[t]))
-            raise IllegalActionError(f"opponent {name!r} chose illegal action {a} at table {t} "
-                                     f"(seat {int(self.venv.backend.seat[t])}); legal: {legal}; an opponent "
-                                     "policy must choose from the mask it is given")
-
-    def _convert(self, planes: np.ndarray) -> np.ndarray:
-        """float32 planes in the env's observation dtype."""
-        if self.observation_dtype == "float32":
-            return planes.copy()
-        out = np.zeros(planes.shape, dtype=np.uint8)
-        quantize_rows(planes, np.arange(len(planes), dtype=np.int64), *self._codec, out)
-        return out
-
-    def _observations(self) -> np.ndarray:
-        return self._convert(self.venv._obs)
 
     def _with_mask(self, planes: np.ndarray, mask: np.ndarray) -> Any:
         """The observation as returned: the planes, or with ``mask_in_observation`` the Dict of the
@@ -430,22 +257,20 @@ class SingleSeatVectorEnv(VectorEnv):
         flat = planes.reshape(-1) if planes.ndim == len(self._planes.shape) else planes.reshape(len(planes), -1)
         return {"observations": flat, "action_mask": np.asarray(mask, dtype=np.float32)}
 
-    def _info(self, illegal: np.ndarray | None = None) -> dict[str, Any]:
-        n = self.num_envs
-        every = np.ones(n, dtype=np.bool_)
-        info: dict[str, Any] = {"action_mask": self.venv.backend.mask.copy(), "_action_mask": every,
-                                "seat": self._seat.copy(), "_seat": every.copy()}
-        if illegal is not None:
-            info["illegal_action"], info["_illegal_action"] = illegal, every.copy()
+    def _info(self, view_info: dict[str, Any]) -> dict[str, Any]:
+        """The view's info with Gymnasium's ``_`` masks (every table)."""
+        info = {}
+        for key, value in view_info.items():
+            info[key], info[f"_{key}"] = value, self._every.copy()
         return info
 
     @staticmethod
-    def _add(info: dict[str, Any], ended: dict[str, Any], terminated: np.ndarray) -> None:
+    def _add(info: dict[str, Any], final: dict[str, Any], terminated: np.ndarray) -> None:
         """The finished episodes' fields, each with Gymnasium's ``_`` mask."""
-        for key in ("beans", "end_reason", "won", "skipped_hands", "skipped_beans", "escaped", "penalty", "balances"):
-            if key in ended:  # the last four with the rule options only
-                info[key], info[f"_{key}"] = ended[key], terminated.copy()
-        info["seat"] = np.where(terminated, ended["seat"], info.get("seat", 0))  # the finished episode's
+        for key in _INFO_FIELDS:
+            if key in final:  # the last four with the rule options only
+                info[key], info[f"_{key}"] = final[key], terminated.copy()
+        info["seat"] = np.where(terminated, final["seat"], info.get("seat", 0))  # the finished episode's
         info["_seat"] = info.get("_seat", terminated).copy()
 
 
@@ -484,7 +309,7 @@ class SingleSeatEnv(gymnasium.Env):
             if key not in cache:
                 cache[key] = _aec_opponent(spec, self.game)
             self.opponents.append(cache[key])
-        self.seat_option = _seat_option(seat)
+        self.seat_option = seat_option(seat)
         agent0 = self.aec_env.possible_agents[0]
         self.observation_space = self.aec_env.observation_space(agent0)["observation"]
         self.action_space = self.aec_env.action_space(agent0)
@@ -518,7 +343,7 @@ class SingleSeatEnv(gymnasium.Env):
                 break
             skipped_beans += int(self.aec_env.infos[self._agent]["beans"])  # the seat's, exactly
             skipped += 1
-            if skipped >= _MAX_SKIPPED:
+            if skipped >= MAX_SKIPPED:
                 raise RuntimeError(f"{skipped} episodes in a row ended before seat {self.seat} was asked to act")
             deal_seed, options = int(rng.integers(2**63)), None
         # Merged (no bankroll): the skipped hands' beans count in this episode's rewards and beans.

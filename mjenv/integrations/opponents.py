@@ -26,24 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..vector import random_actions
+from ..vector.single_seat import uniform_from_seed  # per-episode draws from a seed, as the view's seat
 
 N_OPPONENTS = 3
-_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 of uint64 values: a cheap, well-mixed hash (per-episode draws from a seed)."""
-    z = (x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)) & _MASK64
-    z = ((z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)) & _MASK64
-    z = ((z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)) & _MASK64
-    return z ^ (z >> np.uint64(31))
-
-
-def uniform_from_seed(seeds: np.ndarray, salt: int) -> np.ndarray:
-    """float64 in [0, 1) per seed: a pure function of (seed, salt)."""
-    with np.errstate(over="ignore"):
-        h = splitmix64(splitmix64(np.asarray(seeds, dtype=np.int64).view(np.uint64)) ^ np.uint64(salt))
-    return (h >> np.uint64(11)).astype(np.float64) / float(2**53)
 
 
 class RandomOpponent:

@@ -109,6 +109,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .. import games
 from ..vector import SelfPlayVectorEnv
+from ..vector.crediting import Ledger
 
 __all__ = ["MahjongMultiAgentEnv", "MaskedPPOModule", "SelfPlayEnvRunner", "SelfPlayMultiAgentVectorEnv",
            "ppo_config", "shared_module"]
@@ -141,12 +142,12 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.render_mode = self.aec_env.render_mode
-        self._unpaid = dict.fromkeys(self.possible_agents, 0.0)  # bean changes not yet returned
+        self._ledger = Ledger(1)  # each seat's bean changes not yet returned
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         super().reset(seed=seed)
         self.aec_env.reset(seed=seed, options=options)
-        self._unpaid = dict.fromkeys(self.possible_agents, 0.0)
+        self._ledger.clear()
         agent = self.aec_env.agent_selection
         return {agent: self._observe(agent)}, {}
 
@@ -158,8 +159,7 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
         if agent not in action_dict:
             raise KeyError(f"{agent} must act, but action_dict has only {sorted(action_dict)}")
         env.step(action_dict[agent])  # the AEC env checks the action (illegal_action)
-        for a in self.possible_agents:
-            self._unpaid[a] += env.rewards[a]
+        self._ledger.receive(np.array([[env.rewards[a] for a in self.possible_agents]], dtype=np.float64))
         infos: dict[str, dict] = {agent: {"illegal_action": True}} if env.infos[agent].get("illegal_action") else {}
         if env.terminations[agent]:  # every seat terminates together
             terminateds = {a: True for a in self.possible_agents}
@@ -174,10 +174,9 @@ class MahjongMultiAgentEnv(MultiAgentEnv):
 
     def _pay(self, observed: dict) -> dict[str, float]:
         """The rewards of the observed seats: their bean changes since their previous observation."""
-        rewards = {a: float(self._unpaid[a]) for a in observed}
-        for a in observed:
-            self._unpaid[a] = 0.0
-        return rewards
+        seats = np.array([self.possible_agents.index(a) for a in observed], dtype=np.int64)
+        paid = self._ledger.pay(np.zeros(len(seats), dtype=np.int64), seats)
+        return {a: float(beans) for a, beans in zip(observed, paid)}
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self.aec_env.observe(agent)
@@ -309,7 +308,7 @@ class SelfPlayMultiAgentVectorEnv(VectorMultiAgentEnv):
         self._seat = np.zeros(n, dtype=np.int64)  # each table's seat to act
         self._waiting = np.zeros(n, dtype=np.bool_)  # the hand ended last step: the next one starts now
         self._asked = np.zeros((n, 4), dtype=np.bool_)  # the seat decided in the table's episode
-        self._held = np.zeros((n, 4), dtype=np.float64)  # beans of a seat's first decision, paid with its next
+        self._held = Ledger(n)  # beans of a seat's first decision, paid with its next
         self._rows = np.arange(n)
 
     def reset(self, *, seed: Any = None, options: dict | None = None) -> tuple[list[dict], list[dict]]:
@@ -318,7 +317,7 @@ class SelfPlayMultiAgentVectorEnv(VectorMultiAgentEnv):
         obs, info = self.selfplay.reset(seed=seed, options=options)
         self._waiting[:] = False
         self._asked[:] = False
-        self._held[:] = 0
+        self._held.clear()
         self._seat = info["seat"]
         self._asked[self._rows, self._seat] = True
         flat, masks = obs.reshape(self.num_envs, -1), info["action_mask"].astype(np.float32)
@@ -345,8 +344,8 @@ class SelfPlayMultiAgentVectorEnv(VectorMultiAgentEnv):
         rows, seats = self._rows[playing], seat[playing]  # a waiting table's seat keeps what it holds
         first = ~self._asked[rows, seats]  # a seat's first decision: its reward waits for the next one
         reward = np.zeros(n, dtype=np.float64)
-        reward[rows] = np.where(first, 0.0, credited[rows] + self._held[rows, seats])
-        self._held[rows, seats] = np.where(first, credited[rows], 0.0)
+        reward[rows] = np.where(first, 0.0, credited[rows] + self._held.pay(rows, seats))
+        self._held.hold(rows[first], seats[first], credited[rows[first]])
         self._asked[rows, seats] = True
         flat, masks = obs.reshape(n, -1), info["action_mask"].astype(np.float32)
         illegal = info.get("illegal_action")
@@ -372,15 +371,15 @@ class SelfPlayMultiAgentVectorEnv(VectorMultiAgentEnv):
     def _finish(self, terminated: np.ndarray, info: dict[str, Any]) -> dict[int, tuple]:
         """The step's dicts of the tables whose episode ended: every seat's last view and beans."""
         final: dict[int, tuple] = {}
-        for i in np.flatnonzero(terminated):
+        ended = np.flatnonzero(terminated)
+        for i, held in zip(ended, self._held.settle(ended)):
             views = info["final_obs"][i].reshape(4, -1)
-            paid = info["final_rewards"][i] + self._held[i]
+            paid = info["final_rewards"][i] + held
             final[i] = ({a: {"observations": views[s], "action_mask": self._no_mask} for s, a in enumerate(AGENTS)},
                         {a: float(paid[s]) for s, a in enumerate(AGENTS)},
                         _flags(True), _flags(False),
                         {a: {"beans": int(info["beans"][i, s]), "end_reason": str(info["end_reason"][i])}
                          for s, a in enumerate(AGENTS)})
-        self._held[terminated] = 0
         self._asked[terminated] = False
         return final
 

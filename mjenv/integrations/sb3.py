@@ -2,7 +2,8 @@
 
 :func:`make_vec_env` returns a :class:`MahjongVecEnv`, a ``stable_baselines3`` ``VecEnv`` of
 ``num_envs`` tables on the compiled engine: a :class:`~mjenv.integrations.gymnasium.SingleSeatVectorEnv`
-in ``SAME_STEP`` autoreset mode (SB3's convention) seen through SB3's API. sb3-contrib's
+in ``SAME_STEP`` autoreset mode (SB3's convention) seen through SB3's API; the episode rules are
+:class:`mjenv.vector.SingleSeatView`'s. sb3-contrib's
 ``MaskablePPO`` trains on it as it is::
 
     envs = VecMonitor(make_vec_env("blood_battle", 256, opponents="heuristic", preset="qq"))

@@ -1,7 +1,7 @@
 """TorchRL view of the mjenv games: a batched ``EnvBase`` of ``num_envs`` tables on the compiled
 engine, one learning seat per table against opponents (built on
-:class:`~mjenv.integrations.gymnasium.SingleSeatVectorEnv`). ``docs/integrations/torchrl.md`` is
-the guide.
+:class:`~mjenv.integrations.gymnasium.SingleSeatVectorEnv`, whose episode rules are
+:class:`mjenv.vector.SingleSeatView`'s). ``docs/integrations/torchrl.md`` is the guide.
 
 =====================  ======================================================================
 Make                   ``make_env(game, num_envs, *, opponents="random", seat=0,

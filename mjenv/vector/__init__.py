@@ -3,8 +3,9 @@
 ``make(game, num_envs, *, num_threads=1, **options)`` returns a :class:`VectorEnv` of
 ``num_envs`` tables played in lockstep (every seat's rewards; the engine-level API of the arena
 and the trainer); :class:`SelfPlayVectorEnv` is its view for parameter-shared self-play (the seat
-to act and the rewards credited to it). The single-seat Gymnasium view is
-:class:`mjenv.integrations.gymnasium.SingleSeatVectorEnv`. See ``docs/vector.md``.
+to act and the rewards credited to it), :class:`SingleSeatView` its view for one learning seat
+per table against opponent policies (the episode rules of every toolkit's single-seat env, e.g.
+:class:`mjenv.integrations.gymnasium.SingleSeatVectorEnv`). See ``docs/vector.md``.
 """
 
 from __future__ import annotations
@@ -19,21 +20,27 @@ from .cache import announce_first_compile, drop_stale_cache
 from .factory import available_memory, make
 from .sampling import random_actions
 from .self_play import SelfPlayVectorEnv
+from .single_seat import SingleSeatView
+
+
+_PYTHON_ONLY = ("__init__.py", "reference.py", "self_play.py", "single_seat.py", "crediting.py")
+"""Modules of this package without compiled code: numba's cache does not depend on them."""
 
 
 def _drop_stale_cache() -> None:
     """Drop this package's numba cache when its sources changed (see :mod:`.cache`)."""
     root = Path(__file__).parent
     # The package, and the reference modules whose constants (layouts, plane offsets) it compiles in.
-    # The reference backend (reference.py) compiles nothing: editing it keeps the cache.
-    drop_stale_cache(root, [*sorted(p for p in root.rglob("*.py") if p != root / "reference.py"),
+    # The modules that compile nothing (the reference backend, the views) keep the cache when edited.
+    python_only = {root / name for name in _PYTHON_ONLY}
+    drop_stale_cache(root, [*sorted(p for p in root.rglob("*.py") if p not in python_only),
                             root.parent / "actions.py", root.parent / "encoding.py"])
 
 
 _drop_stale_cache()
 announce_first_compile()
 
-__all__ = ["Backend", "SelfPlayVectorEnv", "available_memory", "make", "random_actions"]
+__all__ = ["Backend", "SelfPlayVectorEnv", "SingleSeatView", "available_memory", "make", "random_actions"]
 
 _MOVED = {"SingleSeatVectorEnv": "mjenv.integrations.gymnasium"}
 """Names that lived here, and their module now: they import for one more minor version, with a

@@ -238,6 +238,12 @@ class VectorEnv:
                              f"[0, {self.num_envs}) and seats 0-3")
         return self._observe_seats(tables, seats)
 
+    @property
+    def episode_seeds(self) -> np.ndarray:
+        """int64 (N,): each table's episode seed, a copy: the seed ``raw_env.reset(seed=...)`` deals
+        the table's current episode from (its first hand's; per-episode draws hash it); 0 before ``reset``."""
+        return self._hand_seed.copy()
+
     def action_masks(self) -> np.ndarray:
         """int8 (N, A): the legal actions of each table's seat to act."""
         self._require_reset("action_masks")

@@ -5,8 +5,8 @@ is there to check the compiled backends against (the same VectorEnv, two backend
 the batched API where numba cannot.
 
 ``hand_result`` gives the fields every backend shares (``end_reason``, ``won``, and with the rule
-options ``escaped`` and ``balances``); the compiled backends' per-game win details (``fan``,
-``win_from``, the bird ...) are theirs alone. Rule IDs: docs/rules-blood-battle.md,
+options ``escaped``, ``balances`` and the blood battle's ``penalty``); the compiled backends'
+per-game win details (``fan``, ``win_from``, the bird ...) are theirs alone. Rule IDs: docs/rules-blood-battle.md,
 docs/rules-joy-mahjong.md.
 """
 
@@ -77,7 +77,7 @@ class ReferenceBackend(SpecBackend):
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """The listed tables' hands (protocol): ``end_reason``, ``won``; with the rule options
-        ``escaped`` and ``balances`` (after the hand)."""
+        ``escaped``, ``balances`` (after the hand) and the blood battle's ``penalty``."""
         games = [self.games[t] for t in tables]
         out = {"end_reason": np.array([END_REASONS.index(g.end_reason) for g in games], dtype=np.int8),
                "won": np.array([g.won for g in games], dtype=np.bool_).reshape(len(games), 4)}
@@ -85,6 +85,12 @@ class ReferenceBackend(SpecBackend):
             out["escaped"] = np.array([g.escaped for g in games], dtype=np.bool_).reshape(len(games), 4)
         if self.keeps_balances:
             out["balances"] = np.array([g.balances for g in games], dtype=np.int64).reshape(len(games), 4)
+        if self.rules.escape and self.game == "blood_battle":  # the 扣豆 each seat paid (S16.1), as compiled
+            out["penalty"] = np.zeros((len(games), 4), dtype=np.int64)
+            for j, g in enumerate(games):
+                for event in g.events:
+                    if event["type"] == "escape":
+                        out["penalty"][j, event["actor"]] += event.get("penalty", 0)
         return out
 
     def _refresh(self, t: int) -> None:

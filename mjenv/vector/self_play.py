@@ -36,7 +36,8 @@ before deciding anything: count it with that first decision, as ``train.vector_r
 asks every seat its void suit first, and in random play of both games it was always 0). With
 ``match_hands`` > 1 the crediting runs over the whole episode: a seat's last decision of one hand
 is credited with what the seat receives up to its first decision of the next. This is exactly
-the trainer's crediting (``tests/test_vector_self_play.py`` compares the two on the same games).
+the trainer's crediting (``tests/test_vector_self_play.py`` compares the two on the same games);
+the bookkeeping is :class:`~mjenv.vector.crediting.Ledger`, shared with the other views.
 
 **Illegal actions** (``illegal_action``) as in :func:`mjenv.vector.make`: ``info["illegal_action"]``
 (on steps with one) flags the tables. With ``"terminate"`` the offender's ``illegal_reward``
@@ -55,6 +56,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from .crediting import Ledger
 from .factory import make
 
 
@@ -78,14 +80,14 @@ class SelfPlayVectorEnv:
         self.observation_space = spaces.Box(np.broadcast_to(single.low, (n, *single.shape)),
                                             np.broadcast_to(single.high, (n, *single.shape)), dtype=single.dtype)
         self.action_space = spaces.MultiDiscrete(np.full(n, self.single_action_space.n))
-        self._unpaid = np.zeros((self.num_envs, 4), dtype=np.float64)  # bean changes not yet returned
+        self._ledger = Ledger(self.num_envs)  # bean changes not yet returned
         self._all = np.arange(self.num_envs)
         self._masks: np.ndarray | None = None
 
     def reset(self, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal every table (the seeding of :func:`mjenv.vector.make`'s env)."""
         obs, info = self.venv.reset(seed=seed, options=options)
-        self._unpaid[:] = 0
+        self._ledger.clear()
         self._masks = obs["action_mask"]
         return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"].copy()}
 
@@ -94,19 +96,22 @@ class SelfPlayVectorEnv:
         """One action per table for its seat to act; the next seats to act and their rewards.
         ``active`` (bool ``(N,)``, default all): only these tables play, the others wait."""
         obs, rewards, terminated, truncated, info = self.venv.step(actions, active)
-        self._unpaid += rewards
+        self._ledger.receive(rewards)
         out: dict[str, Any] = {key: value for key, value in info.items() if key != "seat"}
         if terminated.any():  # the finished hand's last credits, before the next hand's seat takes its own
             final = np.zeros((self.num_envs, 4), dtype=np.float32)
-            final[terminated] = self._unpaid[terminated]
-            self._unpaid[terminated] = 0
+            final[terminated] = self._ledger.settle(terminated)
             out["final_rewards"] = final
         seat = info["seat"]
-        reward = self._unpaid[self._all, seat].astype(np.float32)
-        self._unpaid[self._all, seat] = 0
+        reward = self._ledger.pay(self._all, seat).astype(np.float32)
         self._masks = obs["action_mask"]
         out.update(seat=seat, action_mask=obs["action_mask"].copy())  # the caller's own, as action_masks()
         return obs["observation"], reward, terminated, truncated, out
+
+    @property
+    def _unpaid(self) -> np.ndarray:
+        """(N, 4): each seat's bean changes not yet returned (the ledger's)."""
+        return self._ledger.unpaid
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, A)``: the legal actions of each table's seat to act."""
