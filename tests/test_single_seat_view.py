@@ -166,3 +166,16 @@ def test_the_gymnasium_env_on_either_backend(mode):
     assert any(step[2].any() for step in compiled[1:])
     for k, (c, r) in enumerate(zip(compiled, reference)):
         assert _same(c, r), f"step {k} differs"
+
+
+def test_the_modules_left_out_of_the_cache_digest_compile_nothing():
+    """``mjenv.vector`` keeps numba's cache when its Python-only modules (the views) change: safe
+    only while none of them defines a compiled function."""
+    from pathlib import Path
+
+    from mjenv.vector import _PYTHON_ONLY
+
+    root = Path(mv.__file__).parent
+    for name in _PYTHON_ONLY:
+        source = (root / name).read_text(encoding="utf-8")
+        assert "njit" not in source and "import numba" not in source and "from numba" not in source, name
