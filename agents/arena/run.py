@@ -53,8 +53,8 @@ def checked_backend(backend: str | None, engine: str | None, log_dir: Any) -> st
     """The arena's backend from ``backend`` or the deprecated ``engine`` (a DeprecationWarning);
     by default ``compiled``, or ``reference`` with ``log_dir`` (the logs need the readable engine)."""
     if engine is not None:
-        warnings.warn(f"engine= is deprecated and will be removed in mjenv 0.2: use backend= ('compiled' for "
-                      f"'vector', 'reference' for 'aec')", DeprecationWarning, stacklevel=3)
+        warnings.warn("engine= is deprecated and will be removed in mjenv 0.2: use backend= ('compiled' for "
+                      "'vector', 'reference' for 'aec')", DeprecationWarning, stacklevel=3)
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; choose one of {list(ENGINES)} (deprecated: use backend= "
                              f"{list(BACKENDS)})")
