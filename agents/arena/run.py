@@ -117,8 +117,8 @@ def run_arena(game: str = "blood_battle", agents: Sequence[Any] = ("heuristic", 
         if workers == 1:
             records = _play_deals(game, agents, env_options, seed, 0, deals, backend, log_dir, on_deal=bar.update)
         else:
-            # Two chunks per worker: the compiled engine wants large ones (its batches are the
-            # chunk's tables); the readable engine, smaller ones for a smooth bar and load balance.
+            # Two chunks per worker on the compiled engine, which wants large ones (its batches are
+            # the chunk's tables); eight on the readable engine, for a smooth bar and load balance.
             size = math.ceil(deals / (workers * (2 if backend == "compiled" else 8)))
             chunks: dict[int, list[HandRecord]] = {}
             ctx = multiprocessing.get_context("spawn")

@@ -34,7 +34,8 @@ def blood_battle_wins(games: Sequence[GameCore], rules: Any) -> dict[str, np.nda
     ``win_order`` (1, 2, 3 in the order the wins were scored; 0: no win); with ``escape``, the
     扣豆 each seat paid, ``penalty`` (S16.1: the escape events' ``penalty``)."""
     n = len(games)
-    win_from, fan, order = np.full((n, N_SEATS), -1, np.int64), np.zeros((n, N_SEATS), np.int64), np.zeros((n, N_SEATS), np.int64)
+    win_from = np.full((n, N_SEATS), -1, np.int64)
+    fan, order = np.zeros((n, N_SEATS), np.int64), np.zeros((n, N_SEATS), np.int64)
     for j, g in enumerate(games):
         for i, w in enumerate(g.wins):
             win_from[j, w.seat] = -1 if w.source is None else w.source
@@ -54,15 +55,15 @@ def joy_mahjong_wins(games: Sequence[GameCore], rules: Any) -> dict[str, np.ndar
     """The Joy Mahjong backend's win fields (:meth:`JoyMahjongBackend.hand_result`), int64
     ``(len,)``: ``winner``, ``win_tile``, ``win_from`` (-1: self-drawn or no win), ``fan``, ``X``,
     the bird's tile and seat (J8; -1: none)."""
+    names = ("winner", "win_tile", "win_from", "fan", "X", "bird", "bird_seat")
     rows = []
     for g in games:
         w = g.wins[0] if g.wins else None  # a Joy Mahjong hand ends at its one win (J10)
-        bird = (-1, -1) if g.bird is None else (g.bird, g.bird_seat)
-        rows.append((-1, -1, -1, 0, 0) if w is None else
-                    (w.seat, w.tile, -1 if w.source is None else w.source, w.score.fan, w.score.X))
-        rows[-1] += bird
-    table = np.array(rows, dtype=np.int64).reshape(len(games), 7)
-    return dict(zip(("winner", "win_tile", "win_from", "fan", "X", "bird", "bird_seat"), table.T.copy()))
+        win = (-1, -1, -1, 0, 0) if w is None else (w.seat, w.tile, -1 if w.source is None else w.source,
+                                                     w.score.fan, w.score.X)
+        rows.append(win + ((-1, -1) if g.bird is None else (g.bird, g.bird_seat)))
+    table = np.array(rows, dtype=np.int64).reshape(len(games), len(names))
+    return {name: table[:, i].copy() for i, name in enumerate(names)}
 
 
 WIN_FIELDS: dict[str, Callable[[Sequence[GameCore], Any], dict[str, np.ndarray]]] = {
