@@ -134,3 +134,16 @@ def test_the_backend_is_checked_by_name() -> None:
         vector.make("blood_battle", 2, backend="gpu")
     with pytest.raises(ValueError, match=r"belong to the AEC env only"):
         vector.make("joy_mahjong", 2, backend="reference", log_path="x.jsonl")
+
+
+def test_replay_logs_are_asked_for_before_they_are_noted() -> None:
+    venv = vector.make("blood_battle", 2, backend="reference")
+    venv.reset(seed=1)
+    with pytest.raises(ValueError, match=r"log_decision needs replay logs: call keep_logs\(\) first"):
+        venv.backend.log_decision(0)
+    venv.backend.keep_logs()
+    with pytest.raises(ValueError, match=r"probs must have shape \(\d+,\), one per action"):
+        venv.backend.log_decision(0, np.zeros(3))
+    items = vector.make("blood_battle", 2, backend="reference", items=1)
+    with pytest.raises(ValueError, match="replay logs with the rule option items"):
+        items.backend.keep_logs()
