@@ -1,17 +1,18 @@
-"""Rollout throughput of the trainer: env plus inference, local backend, both engines in one run.
+"""Rollout throughput of the trainer: env plus inference, local backend, both env backends in one run.
 
     python bench/bench_rollout.py --workers 2 --repeats 5
     python bench/bench_rollout.py --config configs/beat_heuristic_blood_battle.yaml
-    python bench/bench_rollout.py --engines vector --tables 512     # more tables: bigger network batches
-    python bench/bench_rollout.py --engines vector --rollout-dtypes float32 bfloat16   # workers' precision
+    python bench/bench_rollout.py --engines compiled --tables 512     # more tables: bigger network batches
+    python bench/bench_rollout.py --engines compiled --rollout-dtypes float32 bfloat16   # workers' precision
 
 Starts the trainer's local rollout workers (``train/backends.py``) with the given config (default:
-the quickstart's network and tables), once per engine (``--engines vector aec``: the compiled
-``mjenv.vector`` path, then the AEC path with ``--aec-envs`` tables per worker), runs one warm-up
+the quickstart's network and tables), once per engine (``--engines compiled reference``: the
+``mjenv.vector`` env on the compiled backend, then on the readable one with ``--reference-envs``
+tables per worker), runs one warm-up
 collection, then ``--repeats`` timed collections of ``decisions_per_worker`` learning-policy
 decisions per worker (once per ``--rollout-dtypes`` entry, the workers' ``rollout_dtype``). Prints, as medians over the repeats, the decisions per second of every seat
 (env steps, each with a network or baseline decision) and of the learning policy alone (the
-samples PPO trains on), the vector/AEC ratio, and a single-process raw_env played by uniform
+samples PPO trains on), the compiled/reference ratio, and a single-process raw_env played by uniform
 random actions, measured in the same run (the AEC env's own ceiling).
 """
 
@@ -71,9 +72,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--decisions-per-worker", type=int, default=8192)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--engines", nargs="+", choices=["vector", "aec"], default=["vector", "aec"])
-    parser.add_argument("--aec-envs", type=int, default=16, help="tables per worker on the AEC path (today's 16)")
-    parser.add_argument("--tables", type=int, help="tables per worker on the vector path (default: the config's)")
+    parser.add_argument("--engines", nargs="+", choices=["compiled", "reference"], default=["compiled", "reference"])
+    parser.add_argument("--reference-envs", type=int, default=16, help="tables per worker on the reference backend")
+    parser.add_argument("--tables", type=int, help="tables per worker on the compiled backend (default: the config's)")
     parser.add_argument("--rollout-dtypes", nargs="+", choices=["float32", "bfloat16"], default=["float32"],
                         help="the workers' forward-pass precision (config rollout_dtype), each measured in turn")
     args = parser.parse_args()
@@ -87,19 +88,19 @@ def main() -> None:
     weights = all_weights(net)
     rates = {}
     for engine in args.engines:
-        tables = cfg.envs_per_worker if engine == "vector" else args.aec_envs
+        tables = cfg.envs_per_worker if engine == "compiled" else args.reference_envs
         for dtype in args.rollout_dtypes:
             rate = measure(dataclasses.replace(cfg, engine=engine, envs_per_worker=tables, rollout_dtype=dtype),
                            weights, args.repeats)
             rates.setdefault(engine, rate)  # the first dtype's rate is the engine's
-            print(f"{engine:6s} {cfg.workers} workers x {tables} tables, {dtype}: every seat {rate[0]:10,.0f} "
+            print(f"{engine:9s} {cfg.workers} workers x {tables} tables, {dtype}: every seat {rate[0]:10,.0f} "
                   f"decisions/s, learning policy {rate[1]:10,.0f} decisions/s", flush=True)
     env_rate = random_play_rate(cfg.env_options, 20_000)
     print(f"network {cfg.channels} channels x {cfg.blocks} blocks, lookahead={cfg.lookahead}, "
           f"baselines={cfg.baseline_opponents} p={cfg.baseline_prob}, medians of {args.repeats}")
     if len(rates) == 2:
-        print(f"vector / aec: every seat {rates['vector'][0] / rates['aec'][0]:.2f}x, "
-              f"learning policy {rates['vector'][1] / rates['aec'][1]:.2f}x")
+        print(f"compiled / reference: every seat {rates['compiled'][0] / rates['reference'][0]:.2f}x, "
+              f"learning policy {rates['compiled'][1] / rates['reference'][1]:.2f}x")
     print(f"raw_env random play, 1 process: {env_rate:10,.0f} decisions/s")
 
 

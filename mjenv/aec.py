@@ -319,13 +319,7 @@ class MahjongAECEnv(AECEnv):
         policy's probability of every action, ``(n,)``; None when the agent exposes none)."""
         if self._log_actions is None:
             raise ValueError("log_decision needs a replay log: create the env with log_path=...")
-        legal = self.game.legal_actions()
-        self._log_note = {"legal": legal}
-        if probs is not None:
-            probs = np.asarray(probs, dtype=np.float64)
-            if probs.shape != (self.layout.n,):
-                raise ValueError(f"probs must have shape ({self.layout.n},), one per action, got {probs.shape}")
-            self._log_note["probs"] = [round(float(probs[a]), 4) for a in legal]
+        self._log_note = replay.decision_note(self.game.legal_actions(), probs, self.layout.n)
 
     def _hand_log_header(self) -> dict[str, Any]:
         """The finished hand's log header, naming the agents by seat when ``log_agents`` is set."""

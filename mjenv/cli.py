@@ -336,9 +336,14 @@ def _run_eval(args: argparse.Namespace) -> int:
         return _error("eval", "--plot needs matplotlib: pip install 'mjenv[eval]'")
     # Outputs must not overwrite a policy checkpoint played, nor each other.
     _check_outputs(args, _policy_files(args.agents), "policy checkpoint")
+    if args.engine is not None:  # run_arena maps it (and refuses a contradicting --backend)
+        from agents.arena import ENGINES
+
+        print(f"mjenv eval: --engine is deprecated (removed in mjenv 0.2): use --backend {ENGINES[args.engine]}",
+              file=sys.stderr)
     result = run_arena(game=args.game, agents=args.agents, deals=args.deals, seed=args.seed,
                        workers=args.workers, env_options=_table_options(args), progress=not args.no_progress,
-                       log_dir=args.log, engine=args.engine)
+                       log_dir=args.log, backend=args.backend, engine=args.engine)
     print(result.format_table())
     if args.log:
         print(f"wrote {args.deals} replay log(s) to {args.log}/ (mjenv view {args.log}/deal_00000.jsonl)")
@@ -371,9 +376,12 @@ def _add_eval_parser(sub: Any) -> None:
     p.add_argument("--log", metavar="DIR", help="write a replay log per deal into DIR (deal_00000.jsonl …) with "
                                                 "every decision's legal actions and, for neural agents, their "
                                                 "probabilities: view one with mjenv view")
+    p.add_argument("--backend", choices=["compiled", "reference"], default=None,
+                   help="the engine under the arena's batched env, every table of a worker in lockstep: compiled "
+                        "(default) or reference, the readable engine (the default with --log, which needs it); "
+                        "the results are the same")
     p.add_argument("--engine", choices=["vector", "aec"], default=None,
-                   help="vector: the compiled engine, every table of a worker in lockstep (default); aec: the "
-                        "reference env, one hand at a time (the default with --log); the results are the same")
+                   help="deprecated (removed in mjenv 0.2): vector is --backend compiled, aec --backend reference")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     # Bad game, agent, count, rule or output; TypeError: a --rule of the wrong type.
     p.set_defaults(func=_run_eval, refuse=(ValueError, TypeError))

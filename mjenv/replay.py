@@ -79,6 +79,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import numpy as np
+
 from . import __version__, tiles
 from .actions import BLOOD_BATTLE as LAYOUT
 from .actions import JOY_MAHJONG, ActionLayout
@@ -445,6 +447,18 @@ def hand_header(preset: str, rules: Any, seed: int | None, hand_index: int,
     if scripted:
         header["scripted"] = sorted(scripted)
     return header
+
+
+def decision_note(legal: list[int], probs: Any, n_actions: int) -> dict[str, Any]:
+    """A logged decision's analysis: its ``legal`` actions and, given the policy's probability of
+    every action (``(n_actions,)``), ``probs`` of the legal ones (4 decimals)."""
+    note: dict[str, Any] = {"legal": legal}
+    if probs is not None:
+        probs = np.asarray(probs, dtype=np.float64)
+        if probs.shape != (n_actions,):
+            raise ValueError(f"probs must have shape ({n_actions},), one per action, got {probs.shape}")
+        note["probs"] = [round(float(probs[a]), 4) for a in legal]
+    return note
 
 
 def hand_records(header: dict[str, Any], events: Sequence[dict[str, Any]],

@@ -35,7 +35,7 @@ def _arena(game: str) -> None:
     """One duplicate deal of heuristic against random on the compiled engine (mjenv eval's path)."""
     from agents.arena import run_arena  # lazily: only this command needs the agents
 
-    run_arena(game=game, agents=["heuristic", "random"], deals=1, progress=False, engine="vector")
+    run_arena(game=game, agents=["heuristic", "random"], deals=1, progress=False, backend="compiled")
 
 
 def cache_folders() -> list[str]:

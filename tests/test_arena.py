@@ -141,7 +141,7 @@ def test_t_quantiles() -> None:
 
 RESULT_KEYS = {
     "schema", "game", "preset", "mode", "agents", "labels", "seed", "deals", "hands", "env_options", "rules",
-    "rake", "interval", "results", "per_set_mean_beans", "check", "workers", "engine", "elapsed_s",
+    "rake", "interval", "results", "per_set_mean_beans", "check", "workers", "backend", "elapsed_s",
 }
 AGENT_KEYS = {
     "seats", "seat_hands", "mean_beans", "ci_low", "ci_high", "ci_halfwidth", "std_per_set",

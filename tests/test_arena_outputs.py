@@ -78,11 +78,11 @@ class _Bad:
         return BAD_OUTPUTS[self.kind](legal, len(legal))
 
 
-@pytest.mark.parametrize("engine", ["aec", "vector"])
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
 @pytest.mark.parametrize("kind", ["float", "string", "wrong_length", "beyond_int64"])
-def test_both_arenas_refuse_bad_outputs(engine, kind):
+def test_the_arena_refuses_bad_outputs_on_both_backends(backend, kind):
     with pytest.raises(PolicyOutputError, match=f"agent 'bad-{kind}'"):
-        run_arena("blood_battle", [_Bad(kind), "random"], deals=1, engine=engine, progress=False)
+        run_arena("blood_battle", [_Bad(kind), "random"], deals=1, backend=backend, progress=False)
 
 
 def _cli(tmp_path, *args):
@@ -104,5 +104,5 @@ def test_rate_exits_2_naming_the_agent(tmp_path, cls):
 
 def test_eval_exits_2_naming_the_agent(tmp_path):
     proc = _cli(tmp_path, "eval", "--agents", "badpolicies:Float", "random", "--deals", "1", "--no-progress",
-                "--engine", "aec")
+                "--backend", "reference")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "badpolicies:Float" in proc.stderr

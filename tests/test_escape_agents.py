@@ -98,11 +98,12 @@ def test_old_checkpoints_have_no_escape_and_stay_as_they_are() -> None:
     ("blood_battle", {"preset": "qq", "escape": True, "bankroll": 3000}),
     ("joy_mahjong", {"room": "popular", "escape": True, "bankroll": 2000}),
 ])
-def test_the_arena_counts_escapes_per_agent_on_both_engines(game: str, options: dict) -> None:
-    aec = run_arena(game, ["heuristic", "random"], deals=6, seed=5, env_options=options, progress=False, engine="aec")
+def test_the_arena_counts_escapes_per_agent_on_both_backends(game: str, options: dict) -> None:
+    ref = run_arena(game, ["heuristic", "random"], deals=6, seed=5, env_options=options, progress=False,
+                    backend="reference")
     vec = run_arena(game, ["heuristic", "random"], deals=6, seed=5, env_options=options, progress=False,
-                    engine="vector")
-    assert vec.records == aec.records  # the escaped seats too
+                    backend="compiled")
+    assert vec.records == ref.records  # the escaped seats too
     stats = vec.stats()
     assert stats["heuristic"]["escapes"] == 0 and stats["heuristic"]["escape_rate"] == 0
     escapes = sum(len(r.escaped) for r in vec.records)

@@ -61,6 +61,6 @@ def test_rule_flag_beyond_int64_exits_2_naming_the_field():
 def test_both_engines_agree_at_the_bounds(game, options, least):
     """Random agents escape often: the huge escape amounts and balances are all settled."""
     records = [run_arena(game, ["random", "random"], deals=3, seed=3, env_options=options, progress=False,
-                         engine=engine).records for engine in ("aec", "vector")]
+                         backend=backend).records for backend in ("reference", "compiled")]
     assert records[0] == records[1]
     assert max(abs(b) for r in records[0] for b in r.beans) >= least  # the large amounts were paid

@@ -83,11 +83,11 @@ def test_help_shows_each_fields_docstring_range_and_choices(capsys: pytest.Captu
     assert exit_.value.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "--workers INT Rollout workers (processes or Ray actors). (type: Annotated[int, >= 1], default: 2)" in text
-    assert "--engine {vector,aec}" in text and "--progress {true,false}" in text and "--latest-prob FLOAT" in text
+    assert "--engine {compiled,reference,vector,aec}" in text and "--progress {true,false}" in text and "--latest-prob FLOAT" in text
 
 
 @pytest.mark.parametrize("yaml_text, message", [
-    ("engine: vectr\n", "config field 'engine' must be one of ('vector', 'aec'), got 'vectr'"),
+    ("engine: vectr\n", "config field 'engine' must be one of ('compiled', 'reference', 'vector', 'aec'), got 'vectr'"),
     ("workers: 0\n", "config field 'workers' must be >= 1, got 0"),
     ("workers: two\n", "config field 'workers' must be int, got str 'two'"),
     ("eval_opponents: random\n", "config field 'eval_opponents' must be a list, got str 'random'"),

@@ -56,7 +56,7 @@ def _replay_env_rewards(hand: HandSummary, env_options: dict) -> tuple[list[int]
     return list(totals.values()), list(env.unwrapped.game.beans)
 
 
-@pytest.mark.parametrize("engine", ["vector", "aec"])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 @pytest.mark.parametrize("with_pool", [False, True])
 def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_pool: bool, engine: str) -> None:
     cfg = tiny(tmp_path, envs_per_worker=3, env_options={"preset": "qq", "rake": 3}, engine=engine)
@@ -86,7 +86,7 @@ def test_rollout_credits_exactly_the_env_rewards_per_seat(tmp_path: Path, with_p
     assert r.all_decisions == sum(len(h.actions) for h in r.hands)
 
 
-@pytest.mark.parametrize("engine", ["vector", "aec"])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_demonstrations_are_the_teachers_actions_in_every_seat(tmp_path: Path, engine: str) -> None:
     cfg = tiny(tmp_path, envs_per_worker=2, engine=engine)
     r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 200, imitate=True)

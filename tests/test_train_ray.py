@@ -22,7 +22,7 @@ def test_ray_backend_collects_the_same_rollouts_as_local_workers(tmp_path: Path,
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     cfg = tiny(tmp_path, backend="ray", workers=2, total_decisions=400, snapshot_every=1)
-    assert cfg.engine == "vector"  # the default: the actors play on the compiled engine
+    assert cfg.engine == "compiled"  # the default: the actors play on the compiled engine
     net = fresh_net(cfg)
     snaps = {3: policy_weights(fresh_net(dataclasses.replace(cfg, seed=4)))}
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

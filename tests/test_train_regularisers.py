@@ -91,7 +91,7 @@ def test_the_oracle_critic_reads_the_seat_relative_state(tmp_path: Path) -> None
 # ---------------------------------------------------------------- bc_coef: the baselines' decisions
 
 
-@pytest.mark.parametrize("engine", ["vector", "aec"])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
 def test_bc_coef_keeps_every_decision_of_the_baselines(tmp_path: Path, engine: str) -> None:
     cfg = tiny(tmp_path, engine=engine, baseline_opponents=["heuristic"], baseline_prob=1.0, bc_coef=0.5)
     r = RolloutWorker(cfg, 0).collect(1, all_weights(fresh_net(cfg)), {}, [], 200)

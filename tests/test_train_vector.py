@@ -1,10 +1,12 @@
-"""The trainer's rollouts on the compiled engine (``engine: vector``, train/vector_rollout.py): every hand
-replays through the AEC env with the same observations, masks, rewards and credited beans."""
+"""The trainer's rollouts (train/vector_rollout.py) on a batched env of either backend (``engine:
+compiled`` or ``reference``): every hand replays through the AEC env with the same observations,
+masks, rewards and credited beans, and both backends give the same rollout, array for array."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -228,9 +230,50 @@ def test_a_deterministic_teacher_plays_the_same_hands_and_credits_in_both_engine
 
 
 def test_engine_field_is_checked() -> None:
-    assert make_config({}).engine == "vector"
+    assert make_config({}).engine == "compiled"
     with pytest.raises(ValueError, match="config field 'engine' must be one of"):
         make_config({"engine": "jax"})
+
+
+@pytest.mark.parametrize("old, new", [("vector", "compiled"), ("aec", "reference")])
+def test_the_old_engine_names_load_as_the_backends_with_a_warning(old: str, new: str, tmp_path: Path) -> None:
+    """Config files and runs before the backends (``engine: vector | aec``) still load."""
+    old_file = tmp_path / "old.yaml"
+    old_file.write_text(f"engine: {old}\nworkers: 1\n")
+    from train.config import load_yaml, parse_args
+
+    with pytest.warns(FutureWarning, match=f"'engine': '{old}' is the deprecated name of '{new}'"):
+        assert make_config(load_yaml(old_file)).engine == new
+    with pytest.warns(FutureWarning, match=f"write engine: {new}"):
+        assert parse_args(["--engine", old])[0].engine == new
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert make_config({"engine": new}).engine == new
+
+
+def test_both_backends_give_the_same_rollout(tmp_path: Path) -> None:
+    """The learner (with the oracle critic's state planes), a pool snapshot and a baseline, duplicate
+    deals: the compiled and the reference backend play the same hands and return the same arrays
+    (the networks see the same batches)."""
+    cfg = tiny(tmp_path, envs_per_worker=8, duplicate_rollouts=True, baseline_opponents=["heuristic"],
+               baseline_prob=0.5, bc_coef=0.5, oracle_critic=True)
+    rollouts = []
+    for engine in ("compiled", "reference"):
+        worker = RolloutWorker(dataclasses.replace(cfg, engine=engine), 0)
+        learner = PolicyValueNet(**worker.arch, state_planes=worker.net.arch["state_planes"],
+                                 generator=torch.Generator().manual_seed(cfg.seed))
+        snaps = {7: policy_weights(_net(dataclasses.replace(cfg, seed=9), worker))}
+        rollouts.append(worker.collect(2, all_weights(learner), snaps, [(7, 1.0)], 300))  # update 2: all three sit
+    com, ref = rollouts
+    assert com.hands == ref.hands and len(com.hands) >= 8
+    assert {LEARNER, 7, BASELINE} <= {who for h in com.hands for who in h.lineup}
+    for name in ("obs", "mask", "state", "action", "logprob", "value", "reward", "beans", "done", "hand", "seat",
+                 "par"):
+        np.testing.assert_array_equal(getattr(com, name), getattr(ref, name), err_msg=name)
+    assert len(com.demos.action) > 0
+    for name in ("obs", "mask", "action"):  # the baseline's decisions, kept for bc_coef
+        np.testing.assert_array_equal(getattr(com.demos, name), getattr(ref.demos, name), err_msg=name)
+    assert com.all_decisions == ref.all_decisions
 
 
 def test_device_auto_picks_cuda_when_present_and_an_absent_cuda_fails_up_front() -> None:
@@ -304,7 +347,5 @@ def test_duplicate_rollouts_play_each_deal_in_four_rotations_and_subtract_the_pa
                 advantage = duplicate_advantages(r.reward, r.done, r.par)[rows]
                 np.testing.assert_allclose(advantage, r.beans[rows].sum() / worker.scale - par, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(r.reward, (r.beans / worker.scale).astype(np.float32))  # rewards stay the beans
-    with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):
+    with pytest.raises(ValueError, match="'duplicate_rollouts' needs envs_per_worker a multiple of 4"):
         tiny(tmp_path, duplicate_rollouts=True, envs_per_worker=6)
-    with pytest.raises(ValueError, match="'duplicate_rollouts' needs engine: vector"):
-        tiny(tmp_path, duplicate_rollouts=True, engine="aec")

@@ -1,29 +1,35 @@
-"""The duplicate arena on the compiled engine (agents/arena/vector.py) against the reference arena
-(``engine="aec"``), and what it needs from ``mjenv.vector``: per-table seeds, the hands' wins."""
+"""The duplicate arena (agents/arena/vector.py) on both backends of ``mjenv.vector`` against each
+other and against the AEC env hand by hand (agents/arena/aec.py, the protocol's reference): the
+same records and byte-identical replay logs; the deprecated ``engine=``; and what the arena needs
+from ``mjenv.vector``: per-table seeds, the hands' wins."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
 
 import agents.arena.vector
+from agents.arena import aec as aec_arena
 import mjenv.vector as mv
 from agents.arena import ArenaResult, run_arena
 from agents.base import RandomPolicy
 from agents.registry import load_policy
 from mjenv import blood_battle_v0, joy_mahjong_v0
 from mjenv.cli import main
+from support import one_torch_thread  # noqa: F401  (autouse: torch on one core)
 
 
 def _both(game: str, agents: list, deals: int, seed: int, options: dict) -> tuple[ArenaResult, ArenaResult]:
-    """The same arena run on the reference and on the compiled engine."""
-    aec = run_arena(game, agents, deals=deals, seed=seed, env_options=options, progress=False, engine="aec")
-    vec = run_arena(game, agents, deals=deals, seed=seed, env_options=options, progress=False, engine="vector")
-    return aec, vec
+    """The same arena run on the reference and on the compiled backend."""
+    ref = run_arena(game, agents, deals=deals, seed=seed, env_options=options, progress=False, backend="reference")
+    com = run_arena(game, agents, deals=deals, seed=seed, env_options=options, progress=False, backend="compiled")
+    return ref, com
 
 
 def _without_run_facts(d: dict) -> dict:
-    return {k: v for k, v in d.items() if k not in ("elapsed_s", "workers", "engine")}
+    return {k: v for k, v in d.items() if k not in ("elapsed_s", "workers", "backend")}
 
 
 @pytest.mark.parametrize("game, options, agents, deals, seed", [
@@ -37,14 +43,42 @@ def _without_run_facts(d: dict) -> dict:
     ("joy_mahjong", {"room": "eight_fan"}, ["heuristic", "random"], 30, 5),
     ("joy_mahjong", {"room": "no_fan"}, ["heuristic", "random", "random", "heuristic"], 10, 6),
 ])
-def test_the_compiled_engine_plays_the_reference_arenas_hands(game: str, options: dict, agents: list,
-                                                              deals: int, seed: int) -> None:
-    aec, vec = _both(game, agents, deals, seed, options)
-    assert (aec.engine, vec.engine) == ("aec", "vector")
-    assert vec.records == aec.records  # walls, dealers, beans, every win's seat, source and fans
-    assert sum(len(r.wins) for r in vec.records) > deals  # hands are won, so the fans are compared
-    assert _without_run_facts(vec.to_dict()) == _without_run_facts(aec.to_dict())
-    assert vec.to_dict()["engine"] == "vector"
+def test_both_backends_play_the_same_arena(game: str, options: dict, agents: list, deals: int, seed: int) -> None:
+    ref, com = _both(game, agents, deals, seed, options)
+    assert (ref.backend, com.backend) == ("reference", "compiled")
+    assert com.records == ref.records  # walls, dealers, beans, every win's seat, source and fans
+    assert sum(len(r.wins) for r in com.records) > deals  # hands are won, so the fans are compared
+    assert _without_run_facts(com.to_dict()) == _without_run_facts(ref.to_dict())
+    assert com.to_dict()["backend"] == "compiled"
+
+
+@pytest.mark.parametrize("game, options, agents", [
+    # random escapes at once (ESCAPE is one of its uniform picks), the heuristics play the hand out
+    ("blood_battle", {"preset": "happy", "escape": True, "bankroll": 2000}, ["heuristic", "heuristic", "heuristic",
+                                                                           "random"]),
+    ("joy_mahjong", {"room": "eight_fan"}, ["random", "heuristic", "random", "heuristic"]),
+])
+def test_the_reference_backend_writes_the_aec_envs_records_and_logs_byte_for_byte(
+        game: str, options: dict, agents: list, tmp_path) -> None:
+    """The arena on the reference backend against the AEC env hand by hand (the protocol's
+    reference): the same records, and each deal's replay log the same bytes."""
+    (tmp_path / "aec").mkdir()
+    want = aec_arena.play_deals(game, agents, options, 3, 0, 3, log_dir=tmp_path / "aec")
+    got = run_arena(game, agents, deals=3, seed=3, env_options=options, progress=False, log_dir=tmp_path / "ref")
+    assert got.backend == "reference" and got.records == want
+    assert sum(len(r.wins) for r in got.records) >= 3  # the logs hold wins (and escapes, birds)
+    for d in range(3):
+        logged = (tmp_path / "ref" / f"deal_{d:05d}.jsonl").read_bytes()
+        assert logged == (tmp_path / "aec" / f"deal_{d:05d}.jsonl").read_bytes()
+        assert logged.count(b'"type": "header"') == 4 and b'"legal": [' in logged
+
+
+def test_the_logs_carry_a_neural_policys_probabilities_as_the_aec_env_logs_them(tmp_path) -> None:
+    (tmp_path / "aec").mkdir()
+    aec_arena.play_deals("blood_battle", ["ppo", "random"], {}, 1, 0, 1, log_dir=tmp_path / "aec")
+    run_arena(agents=["ppo", "random"], deals=1, seed=1, progress=False, log_dir=tmp_path / "ref")
+    logged = (tmp_path / "ref" / "deal_00000.jsonl").read_bytes()
+    assert logged == (tmp_path / "aec" / "deal_00000.jsonl").read_bytes() and b'"probs": [' in logged
 
 
 def test_a_random_policy_keeps_its_per_seat_generators_in_the_batched_arena() -> None:
@@ -97,29 +131,54 @@ def test_a_deterministic_policy_is_called_once_per_step_for_all_its_tables() -> 
     assert sum(policy.batch_sizes) < 32 * 40  # not row by row: far fewer calls than decisions
     assert len(policy.batch_sizes) < 400
     assert res.records == run_arena(agents=[policy, "random"], deals=8, seed=1, progress=False,
-                                    engine="aec").records
+                                    backend="reference").records
 
 
-def test_the_engine_is_vector_by_default_and_aec_for_replay_logs(tmp_path) -> None:
-    assert run_arena(agents=["random", "random"], deals=1, progress=False).engine == "vector"
+def test_the_backend_is_compiled_by_default_and_reference_for_replay_logs(tmp_path) -> None:
+    assert run_arena(agents=["random", "random"], deals=1, progress=False).backend == "compiled"
     logged = run_arena(agents=["random", "random"], deals=1, progress=False, log_dir=tmp_path / "logs")
-    assert logged.engine == "aec" and (tmp_path / "logs" / "deal_00000.jsonl").is_file()
-    with pytest.raises(ValueError, match="need the Python game: use engine 'aec'"):
-        run_arena(agents=["random", "random"], deals=1, progress=False, log_dir=tmp_path / "v", engine="vector")
+    assert logged.backend == "reference" and (tmp_path / "logs" / "deal_00000.jsonl").is_file()
+    with pytest.raises(ValueError, match="kept by the readable engine: use backend 'reference'"):
+        run_arena(agents=["random", "random"], deals=1, progress=False, log_dir=tmp_path / "v", backend="compiled")
     assert not (tmp_path / "v").exists()
-    with pytest.raises(ValueError, match=r"unknown engine 'gpu'; choose one of \['vector', 'aec'\]"):
+    with pytest.raises(ValueError, match=r"unknown backend 'gpu'; choose one of \['compiled', 'reference'\]"):
+        run_arena(agents=["random", "random"], deals=1, progress=False, backend="gpu")
+
+
+def test_engine_is_a_deprecated_name_of_the_backend() -> None:
+    with pytest.warns(DeprecationWarning, match=r"engine= is deprecated .* use backend="):
+        old = run_arena(agents=["heuristic", "random"], deals=2, seed=4, progress=False, engine="aec")
+    assert old.backend == "reference"
+    with pytest.warns(DeprecationWarning, match=r"ArenaResult.engine is deprecated .* \.backend"):
+        assert old.engine == "aec"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # backend= alone warns nothing
+        new = run_arena(agents=["heuristic", "random"], deals=2, seed=4, progress=False, backend="compiled")
+    assert new.records == old.records
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="contradicts backend='compiled'"):
+        run_arena(agents=["random", "random"], deals=1, progress=False, engine="aec", backend="compiled")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match=r"unknown engine 'gpu'; choose one of "
+                                                                           r"\['vector', 'aec'\]"):
         run_arena(agents=["random", "random"], deals=1, progress=False, engine="gpu")
 
 
-def test_mjenv_eval_takes_the_engine_and_writes_it_in_the_json(tmp_path, capsys: pytest.CaptureFixture) -> None:
+def test_mjenv_eval_takes_the_backend_and_writes_it_in_the_json(tmp_path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "r.json"
-    assert main(["eval", "--agents", "heuristic", "random", "--deals", "2", "--engine", "aec", "--no-progress",
-                 "--out", str(out)]) == 0
-    assert "aec engine" in capsys.readouterr().out
-    assert '"engine": "aec"' in out.read_text()
-    with pytest.raises(SystemExit):
-        main(["eval", "--engine", "gpu"])
-    assert "invalid choice: 'gpu'" in capsys.readouterr().err
+    assert main(["eval", "--agents", "heuristic", "random", "--deals", "2", "--backend", "reference",
+                 "--no-progress", "--out", str(out)]) == 0
+    assert "reference backend" in capsys.readouterr().out
+    assert '"backend": "reference"' in out.read_text()
+    assert main(["eval", "--agents", "heuristic", "random", "--deals", "2", "--engine", "vector",
+                 "--no-progress"]) == 0  # the deprecated flag, mapped
+    captured = capsys.readouterr()
+    assert "compiled backend" in captured.out and "--engine is deprecated" in captured.err
+    assert "use --backend compiled" in captured.err
+    assert main(["eval", "--engine", "aec", "--backend", "compiled", "--deals", "1", "--no-progress"]) == 2
+    assert "contradicts" in capsys.readouterr().err
+    for flag in ("--backend", "--engine"):
+        with pytest.raises(SystemExit):
+            main(["eval", flag, "gpu"])
+        assert "invalid choice: 'gpu'" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- mjenv.vector: per-table seeds, wins

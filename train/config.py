@@ -17,6 +17,7 @@ import dataclasses
 import math
 import re
 import typing
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -95,10 +96,12 @@ class TrainConfig:
     total_decisions: Annotated[int, COUNT] = 2_000_000
     """Stop after this many decisions of the learning policy (the x axis of every chart); 0 with
     ``imitation_decisions`` trains the behaviour-cloned policy only."""
-    engine: Literal["vector", "aec"] = "vector"
-    """Rollout engine: ``vector`` (the compiled batched env ``mjenv.vector``: every table of a worker in
-    one env, one forward pass per policy per step) or ``aec`` (one ``raw_env`` per table, the readable
-    reference engine; slower). Both play the same hands, lineups and reward crediting."""
+    engine: Literal["compiled", "reference", "vector", "aec"] = "compiled"
+    """The backend of the rollouts' batched env (``mjenv.vector.make(..., backend=...)``, every table
+    of a worker in one env, one forward pass per policy per step): ``compiled`` (the compiled engine)
+    or ``reference`` (the readable engine, one Python game per table; slower). Both play the same
+    hands, lineups and reward crediting. ``vector`` and ``aec`` are the deprecated names of
+    ``compiled`` and ``reference`` (old config files load, with a FutureWarning; gone in mjenv 0.2)."""
     backend: Literal["local", "ray", "inline"] = "local"
     """Where rollouts run: ``local`` (worker processes), ``ray`` (Ray actors) or ``inline`` (one worker
     in the learner's process, for debugging)."""
@@ -108,8 +111,8 @@ class TrainConfig:
     workers: Annotated[int, POSITIVE] = 2
     """Rollout workers (processes or Ray actors)."""
     envs_per_worker: Annotated[int, POSITIVE] = 128
-    """Tables each worker plays in lockstep, so that the networks see batches (``engine: vector``:
-    hundreds are cheap; ``aec``: one Python env each, 16 to 32)."""
+    """Tables each worker plays in lockstep, so that the networks see batches (``engine: compiled``:
+    hundreds are cheap; ``reference``: one Python game each, 16 to 32)."""
     decisions_per_worker: Annotated[int, POSITIVE] = 2048
     """Learning-policy decisions each worker collects per update; started hands are always finished."""
 
@@ -118,7 +121,7 @@ class TrainConfig:
     lineup is rotated one seat per table); a decision's advantage is then its seat's hand return less
     the *par*, the mean of what that seat won in the other three rotations: a baseline that removes
     the luck of the deal, in place of GAE (``train/vector_rollout.py``; the critic still trains).
-    ``engine: vector`` only; ``envs_per_worker`` a multiple of 4."""
+    ``envs_per_worker`` a multiple of 4."""
 
     rollout_dtype: Dtype = "float32"
     """Precision of the rollout workers' forward passes: ``float32``, or ``bfloat16`` (under
@@ -250,6 +253,10 @@ BOUNDS: dict[str, Bounds] = {name: meta for name, hint in HINTS.items()
                              for meta in getattr(hint, "__metadata__", ()) if isinstance(meta, Bounds)}
 """The allowed range of every int and float field of :class:`TrainConfig`, as declared at the field."""
 
+OLD_ENGINES = {"vector": "compiled", "aec": "reference"}
+"""Deprecated values of the field ``engine`` (config files and runs before mjenv's backends) and the
+backend each names; a config made from them holds the new name."""
+
 FIXED_ON_RESUME = ("game", "channels", "blocks", "lookahead", "oracle_critic", "oracle_seat_relative", "seed",
                    "init_policy")
 """Fields a resumed run keeps from its config.yaml: they shape the network, set its starting weights or
@@ -292,9 +299,9 @@ def _validate(cfg: TrainConfig) -> None:
         raise ValueError("config field 'baseline_prob' is > 0 but 'baseline_opponents' is empty")
     if cfg.total_decisions == 0 and cfg.imitation_decisions == 0:
         raise ValueError("config fields 'total_decisions' and 'imitation_decisions' are both 0: nothing to train")
-    if cfg.duplicate_rollouts and (cfg.engine != "vector" or cfg.envs_per_worker % 4):
-        raise ValueError("config field 'duplicate_rollouts' needs engine: vector and envs_per_worker a multiple "
-                         f"of 4 (got engine {cfg.engine!r}, envs_per_worker {cfg.envs_per_worker})")
+    if cfg.duplicate_rollouts and cfg.envs_per_worker % 4:
+        raise ValueError("config field 'duplicate_rollouts' needs envs_per_worker a multiple of 4 (the four "
+                         f"rotations of a deal), got {cfg.envs_per_worker}")
     if cfg.kl_coef > 0 and cfg.imitation_decisions == 0 and not cfg.init_policy:
         raise ValueError("config field 'kl_coef' is > 0 but 'imitation_decisions' is 0 and 'init_policy' is empty: "
                          "the KL penalty pulls towards the policy PPO starts from, imitated or loaded")
@@ -312,7 +319,13 @@ def make_config(values: dict[str, Any]) -> TrainConfig:
     unknown = [k for k in values if k not in HINTS]
     if unknown:
         raise ValueError(f"unknown config key {unknown[0]!r}; known keys: {', '.join(HINTS)}")
-    cfg = TrainConfig(**{k: _check_value(k, v, HINTS[k]) for k, v in values.items()})
+    checked = {k: _check_value(k, v, HINTS[k]) for k, v in values.items()}
+    if checked.get("engine") in OLD_ENGINES:
+        new = OLD_ENGINES[checked["engine"]]
+        warnings.warn(f"config field 'engine': {checked['engine']!r} is the deprecated name of {new!r} (gone in "
+                      f"mjenv 0.2); write engine: {new}", FutureWarning, stacklevel=2)
+        checked["engine"] = new
+    cfg = TrainConfig(**checked)
     _validate(cfg)
     return cfg
 

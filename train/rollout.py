@@ -2,8 +2,10 @@
 
 A :class:`RolloutWorker` steps ``envs_per_worker`` tables of the config's game in lockstep; the seats that
 must act are grouped by the policy sitting there, so each network sees one batch per step. The tables
-are one compiled batched env (``engine: vector``, the default: ``train/vector_rollout.py``) or one
-``raw_env`` each (``engine: aec``, this module); both follow everything below. Every
+are one batched env of :mod:`mjenv.vector` (``train/vector_rollout.py``) on the backend ``engine``
+names: ``compiled`` (the default) or ``reference`` (the readable engine); both play the same hands
+and everything below. Every policy reads observations and masks only (the ``Policy`` protocol), so
+no rollout needs the Python game object itself. Every
 hand seats the learning policy in one random seat. With probability ``baseline_prob`` the three
 other seats are one baseline of ``baseline_opponents`` (e.g. the heuristic); otherwise each is
 the learning policy too with probability ``latest_prob``, else a pool snapshot drawn with the
@@ -13,7 +15,8 @@ learner's priorities. Every decision of a learning-policy seat is kept; the othe
 (``cfg.teacher``) sits in all four seats and every decision is kept, with log-probability and
 value 0.
 
-**Reward crediting** (:func:`credit_rewards`): a seat's reward is the env's bean delta. Beans that
+**Reward crediting** (:func:`credit_rewards`, the specification; the tables compute it step by
+step, :class:`~train.vector_rollout.Crediting`): a seat's reward is the env's bean delta. Beans that
 reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
 credited to its last decision; beans before its first decision to its first. So each seat's
 credited rewards sum to its summed env rewards exactly, and each bean is counted once. A seat
@@ -29,7 +32,6 @@ and sampled actions come from it alone, so a resumed run replays exactly.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -41,8 +43,7 @@ from agents.registry import load_policy
 from mjenv import games
 
 from .config import TrainConfig
-from .records import (BASELINE, DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, Decisions, Demos, HandSummary,
-                      Rollout, Weights)
+from .records import BASELINE, DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, Decisions, Demos, Rollout, Weights
 from .vector_rollout import VectorTables
 
 
@@ -104,21 +105,6 @@ def relative_state(states: np.ndarray, seats: np.ndarray, index: np.ndarray) -> 
     return states[np.arange(len(states))[:, None], index[seats]]
 
 
-@dataclass
-class _Table:
-    """One env slot: the hand in progress and its per-step records."""
-
-    env: Any
-    lineup: list[int] = field(default_factory=list)
-    seed: int = 0
-    active: bool = False
-    actors: list[int] = field(default_factory=list)
-    actions: list[int] = field(default_factory=list)
-    step_rewards: list[list[int]] = field(default_factory=list)
-    decision: list[int] = field(default_factory=list)
-    """Per step: index of the learning policy's decision in the worker buffers, or -1."""
-
-
 def policy_weights(net: PolicyValueNet) -> Weights:
     """The weights a snapshot needs (no oracle critic), as numpy arrays."""
     return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()
@@ -160,12 +146,7 @@ class RolloutWorker:
         self.relative = (relative_state_index(probe.observer.state_views, probe.observer.state_planes)
                          if cfg.oracle_seat_relative else None)
         self.demos: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # this collection's, for bc_coef
-        self.vector = None
-        self.tables: list[_Table] = []
-        if cfg.engine == "vector":
-            self.vector = VectorTables(cfg)
-        else:
-            self.tables = [_Table(make_env(cfg)) for _ in range(cfg.envs_per_worker)]
+        self.tables = VectorTables(cfg)
 
     def lineup(self, rng: np.random.Generator, pool_ids: np.ndarray, imitate: bool) -> list[int]:
         """Who sits where in a new hand (see the module docstring)."""
@@ -247,95 +228,7 @@ class RolloutWorker:
                                   p=np.array([p for _, p in pool], dtype=np.float64))
         if imitate and TEACHER not in self.fixed:  # loaded on first use: not every game has a heuristic
             self.fixed[TEACHER] = load_policy(self.cfg.teacher, self.cfg.game)
-        kept = TEACHER if imitate else LEARNER
         self.demos = []
-        if self.vector is not None:
-            rollout = self.vector.collect(self, rng, pool_ids, decisions, imitate, start)
-            rollout.demos = self._take_demos()
-            return rollout
-
-        buf: dict[str, list[Any]] = {k: [] for k in DECISION_FIELDS}
-        order: list[int] = []  # decision indices, grouped by (hand, seat)
-        done: list[bool] = []
-        credited_beans: list[int] = []
-        hand_of: list[int] = []
-        seat_of: list[int] = []
-        hands: list[HandSummary] = []
-        n_decisions = all_decisions = 0
-
-        def deal(table: _Table) -> None:
-            table.seed = int(rng.integers(2**63))
-            table.env.reset(seed=table.seed)
-            table.lineup = self.lineup(rng, pool_ids, imitate)
-            table.active = True
-            table.actors, table.actions, table.step_rewards, table.decision = [], [], [], []
-
-        def finish(table: _Table) -> None:
-            credit = credit_rewards(table.actors, table.step_rewards)
-            h = len(hands)
-            for seat in range(N_SEATS):
-                if table.lineup[seat] != kept:
-                    continue
-                steps = [t for t, a in enumerate(table.actors) if a == seat]
-                for j, t in enumerate(steps):
-                    order.append(table.decision[t])
-                    done.append(j == len(steps) - 1)
-                    credited_beans.append(credit[t])
-                    hand_of.append(h)
-                    seat_of.append(seat)
-            beans = tuple(int(sum(r[s] for r in table.step_rewards)) for s in range(N_SEATS))
-            hands.append(HandSummary(table.seed, tuple(table.lineup), beans,
-                                     tuple(bool(w) for w in table.env.game.won), list(table.actions)))
-            table.active = False
-
-        for table in self.tables:
-            deal(table)
-        while any(t.active for t in self.tables):
-            # Observe every table, grouped by the policy to act.
-            groups: dict[int, list[tuple[_Table, int, dict[str, np.ndarray]]]] = {}
-            for table in self.tables:
-                if table.active:
-                    agent = table.env.agent_selection
-                    seat = self.agents.index(agent)
-                    groups.setdefault(table.lineup[seat], []).append((table, seat, table.env.observe(agent)))
-            # One forward pass per network (a batch of act calls per baseline); sample the masked logits.
-            for pid, items in groups.items():
-                obs = np.stack([o["observation"] for _, _, o in items])
-                mask = np.stack([o["action_mask"] for _, _, o in items]).astype(bool)
-                d = self.decide(pid, kept, obs, mask, rng, lambda: np.stack([t.env.state() for t, _, _ in items]),
-                                np.array([seat for _, seat, _ in items], dtype=np.int64))
-                if pid == kept:
-                    for name in buf:
-                        buf[name].append(d[name])
-                # Step the tables.
-                for i, (table, seat, _) in enumerate(items):
-                    env = table.env
-                    env.step(int(d["action"][i]))
-                    table.actors.append(seat)
-                    table.actions.append(int(d["action"][i]))
-                    table.step_rewards.append([int(env.rewards[a]) for a in self.agents])
-                    table.decision.append(n_decisions + i if pid == kept else -1)
-                    all_decisions += 1
-                    if all(env.terminations.values()):
-                        finish(table)
-                if pid == kept:
-                    n_decisions += len(items)
-            # Deal again where a hand ended, unless enough decisions are collected or under way.
-            if n_decisions < decisions:
-                for table in self.tables:
-                    if not table.active:
-                        deal(table)
-
-        def flat(name: str) -> np.ndarray:
-            return np.concatenate(buf[name])[order]
-
-        beans = np.array(credited_beans, dtype=np.int64)
-        return Rollout(
-            obs=flat("obs"), mask=flat("mask"),
-            state=flat("state") if self.net.oracle else None,
-            action=flat("action").astype(np.int64), logprob=flat("logprob"), value=flat("value"),
-            reward=(beans / self.scale).astype(np.float32), beans=beans,
-            done=np.array(done, dtype=bool), hand=np.array(hand_of, dtype=np.int64),
-            seat=np.array(seat_of, dtype=np.int64), hands=hands, all_decisions=all_decisions,
-            seconds=time.perf_counter() - start, demos=self._take_demos(),
-        )
+        rollout = self.tables.collect(self, rng, pool_ids, decisions, imitate, start)
+        rollout.demos = self._take_demos()
+        return rollout

@@ -1,8 +1,8 @@
-"""Rollouts on the compiled engine (``engine: vector``): a worker's tables in one :mod:`mjenv.vector` env.
+"""Rollouts: a worker's tables in one :mod:`mjenv.vector` env, on the backend the config's ``engine``
+names (``compiled`` or ``reference``: the same hands, decisions and credits on either).
 
 The hands, lineups, kept decisions, reward crediting and the returned :class:`~train.records.Rollout`
-are those of the AEC path (``train/rollout.py``, its module docstring); what differs is how the
-tables are played:
+are described in ``train/rollout.py`` (its module docstring); here is how the tables are played:
 
 - **Steps.** Every table with a hand under way acts at each step: one forward pass per network
   (one ``act_batch`` per baseline) over the tables where its seat is to act, then one
@@ -97,12 +97,12 @@ class Worker(Protocol):
 
 
 class VectorTables:
-    """``cfg.envs_per_worker`` tables of ``cfg.game`` in one compiled batched env."""
+    """``cfg.envs_per_worker`` tables of ``cfg.game`` in one batched env on the backend ``cfg.engine``."""
 
     def __init__(self, cfg: TrainConfig) -> None:
         import mjenv.vector as mv  # compiles (or loads from numba's cache) the engine
 
-        self.venv = mv.make(cfg.game, cfg.envs_per_worker, copy=False, **cfg.env_options)
+        self.venv = mv.make(cfg.game, cfg.envs_per_worker, backend=cfg.engine, copy=False, **cfg.env_options)
         self.n = cfg.envs_per_worker
 
     def collect(self, worker: Worker, rng: np.random.Generator, pool_ids: np.ndarray,

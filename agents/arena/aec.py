@@ -1,23 +1,25 @@
-"""The arena on the reference env (``engine="aec"``): one hand at a time through ``raw_env``.
+"""The duplicate protocol hand by hand on the PettingZoo AEC env (``raw_env``): the protocol's
+reference.
 
-:func:`play_hand` is the protocol's reference (:mod:`agents.arena.protocol`); the compiled arena
-(:mod:`agents.arena.vector`) gives the same records. Replay logs (``log_dir``) need the Python
-game, so they are written here: one file per deal, its four rotations, agents named in the headers.
+:func:`run_arena` plays the batched arena (:mod:`agents.arena.vector`) on either backend of
+:mod:`mjenv.vector`; :func:`play_hand` and :func:`play_deals` play the same deals one hand at a
+time through the AEC env, as a player of the PettingZoo API would, and give the same records and
+replay logs (``tests/test_vector_arena.py`` holds both arenas to it). :func:`make_env` checks the
+arena's env options.
 """
 
 from __future__ import annotations
 
 import os
 import zlib
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from agents.registry import load_policy
 from mjenv import games
-from mjenv.outputs import check_output_folder
 
+from .logs import deal_log_path
 from .protocol import N_SEATS, HandRecord, checked_actions, deal_seed, decision_rng, lineup
 from .results import agent_labels, spec_name
 
@@ -60,15 +62,10 @@ def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: i
                       wins, game.end_reason, tuple(s for s in range(N_SEATS) if game.escaped[s]))
 
 
-def deal_log_path(log_dir: str | os.PathLike, deal: int) -> Path:
-    """The replay log of deal ``deal`` (its four rotations) in ``log_dir``."""
-    return Path(log_dir) / f"deal_{deal:05d}.jsonl"
-
-
 def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,
                 start: int, stop: int, log_dir: str | os.PathLike | None = None) -> list[HandRecord]:
-    """Worker entry point (top level, so spawn can pickle it): deals [start, stop), 4 rotations each;
-    with ``log_dir``, one replay log per deal."""
+    """Deals [start, stop) × 4 rotations, hand by hand on the AEC env (the records and logs
+    :func:`run_arena` gives on either backend); with ``log_dir``, one replay log per deal."""
     raw = make_env(game, env_options)
     policies = [load_policy(spec, game) for spec in agent_specs]
     labels = agent_labels(agent_specs)
@@ -81,14 +78,3 @@ def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any
                 raw.log_agents = [labels[a] for a in seats]
             records.append(play_hand(raw, policies, seats, seed, d, r, labels))
     return records
-
-
-def check_log_dir(log_dir: str | os.PathLike) -> None:
-    """Create ``log_dir``; refuse one that already holds deal logs (new hands would be appended) or
-    that cannot hold files (``mjenv.outputs.OutputError``, a ValueError)."""
-    path = Path(log_dir)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"log dir {str(path)!r} is a file: give a folder for the replay logs")
-    if any(path.glob("deal_*.jsonl")):
-        raise ValueError(f"log dir {str(path)!r} already holds deal_*.jsonl logs: choose a new or empty folder")
-    check_output_folder(path)

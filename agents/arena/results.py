@@ -29,7 +29,7 @@
 (label → the statistics above plus ``seats``, ``seat_hands``, ``wins``, ``self_draws``,
 ``deal_ins``, ``std_per_set``), ``per_set_mean_beans`` (label → list), ``check`` (the mean of the
 four seats' bean sum per hand, and the expected ``-4·rake``; less with ``escape``, whose 扣豆 in
-``happy`` goes to no one, and a bankroll's short rake more), ``workers``, ``engine``, ``elapsed_s``.
+``happy`` goes to no one, and a bankroll's short rake more), ``workers``, ``backend`` (``compiled`` or ``reference``; results before mjenv 0.1's backends had ``engine``), ``elapsed_s``.
 Two agents' 1-vs-3 runs against the same opponents on the same seeds pair deal for deal
 (:mod:`agents.arena.compare`, ``mjenv compare``).
 """
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -107,8 +108,15 @@ class ArenaResult:
     elapsed_s: float
     preset: str = ""
     """The env's rule preset (``happy``, ``qq``; Joy Mahjong ``standard``), given or default."""
-    engine: str = "aec"
-    """The engine that played the hands (``ENGINES``); the records do not depend on it."""
+    backend: str = "reference"
+    """The backend that played the hands (``compiled``, ``reference``); the records do not depend on it."""
+
+    @property
+    def engine(self) -> str:
+        """Deprecated (removed in mjenv 0.2): the old name of :attr:`backend` (``vector``, ``aec``)."""
+        warnings.warn("ArenaResult.engine is deprecated and will be removed in mjenv 0.2: read .backend "
+                      "('compiled' for 'vector', 'reference' for 'aec')", DeprecationWarning, stacklevel=2)
+        return {"compiled": "vector", "reference": "aec"}[self.backend]
 
     @property
     def mode(self) -> str:
@@ -202,7 +210,7 @@ class ArenaResult:
             "check": {"all_seats_beans_per_hand": all_beans / len(self.records),
                       "expected": -N_SEATS * self.rake},
             "workers": self.workers,
-            "engine": self.engine,
+            "backend": self.backend,
             "elapsed_s": self.elapsed_s,
         }
         return _nan_to_none(d)
@@ -220,7 +228,7 @@ class ArenaResult:
         st = self.stats()
         head = (f"{self.game} ({self.setting}) · {self.mode} duplicate · {self.deals} deals × 4 rotations = "
                 f"{self.deals * N_SEATS} hands · seed {self.seed} · {self.workers} worker(s) · "
-                f"{self.engine} engine · {self.elapsed_s:.1f} s")
+                f"{self.backend} backend · {self.elapsed_s:.1f} s")
         w = max(len(label) for label in self.labels)
         escape = bool(self.rules.get("escape"))  # the column only where agents may escape
         cols = (f"{'agent':<{w}}  seats  {'beans/hand ± 95% CI (t)':>24}  {'win':>6}  {'deal-in':>7}  "

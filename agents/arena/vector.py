@@ -1,4 +1,6 @@
-"""The duplicate arena's deals played on the compiled engine (:mod:`mjenv.vector`).
+"""The duplicate arena's deals played on a batched env of :mod:`mjenv.vector`, on either backend:
+the compiled engine (``backend="compiled"``, the fast path) or the readable one
+(``backend="reference"``, which also writes replay logs).
 
 Same protocol as :func:`agents.arena.aec.play_hand` (the reference): deal ``d`` is dealt from env seed
 ``deal_seed(seed, d)`` on four tables, one per rotation, and every table plays one hand. Each step,
@@ -10,13 +12,16 @@ call. Randomness stays per (seed, deal, rotation, seat):
 - a policy that draws from it (``random``, sampling networks) is then called row by row with
   ``act`` and ``decision_rng(seed, deal, rotation, seat)``, the reference arena's generator.
 
-So the records equal the reference arena's, hand for hand, for every policy that follows the
-``Policy`` protocol (``act_batch`` consistent with ``act``). Replay logs need the Python game:
-``run_arena(log_dir=...)`` plays on the reference engine.
+So the records equal the reference arena's, hand for hand, on both backends, for every policy
+that follows the ``Policy`` protocol (``act_batch`` consistent with ``act``). With ``log_dir`` (the
+reference backend), each deal's four hands are written as the AEC env logs them, every decision
+with its legal actions and, for policies with ``action_probs`` (neural agents), their
+probabilities (:mod:`.logs`).
 """
 
 from __future__ import annotations
 
+import os
 import zlib
 from typing import Any, Callable, Sequence
 
@@ -24,6 +29,7 @@ import numpy as np
 
 from agents.base import Policy
 
+from .logs import DealLogs
 from .protocol import N_SEATS, HandRecord, checked_actions, decision_rng, deal_seed, lineup
 from .results import spec_name
 
@@ -32,18 +38,24 @@ TABLES_PER_ENV = 4096
 
 
 def play_deals(game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int, start: int,
-               stop: int, num_threads: int = 1,
-               on_deal: Callable[[int], None] | None = None, names: Sequence[str] | None = None) -> list[HandRecord]:
-    """Deals ``[start, stop)`` × 4 rotations on the compiled engine; records in (deal, rotation)
-    order. ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars).
-    Every output of a policy is checked (:func:`~.protocol.checked_actions`; ``names``: the
-    agents' labels in its errors)."""
+               stop: int, num_threads: int = 1, on_deal: Callable[[int], None] | None = None,
+               names: Sequence[str] | None = None, backend: str = "compiled",
+               log_dir: str | os.PathLike | None = None) -> list[HandRecord]:
+    """Deals ``[start, stop)`` × 4 rotations on ``backend``; records in (deal, rotation) order.
+    ``on_deal(k)`` is told each time ``k`` more deals have finished (progress bars). Every output
+    of a policy is checked (:func:`~.protocol.checked_actions`; ``names``: the agents' labels in
+    its errors and logs). ``log_dir`` (reference backend): one replay log per deal there."""
+    if log_dir is not None and backend != "reference":
+        raise ValueError(f"replay logs (log_dir) are kept by the readable engine: play them on backend "
+                         f"'reference', not {backend!r}")
     per_env = TABLES_PER_ENV // N_SEATS
     names = list(names) if names is not None else [spec_name(p) for p in policies]
+    logs = None if log_dir is None else DealLogs(log_dir)
     records: list[HandRecord] = []
     for lo in range(start, stop, per_env):
         hi = min(stop, lo + per_env)
-        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads, names).play(on_deal)
+        records += _DealBatch(game, policies, env_options, seed, lo, hi, num_threads, names, backend,
+                              logs).play(on_deal)
     return records
 
 
@@ -52,16 +64,19 @@ class _DealBatch:
     deal ``start + i``, rotation ``r``)."""
 
     def __init__(self, game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int,
-                 start: int, stop: int, num_threads: int, names: Sequence[str]) -> None:
+                 start: int, stop: int, num_threads: int, names: Sequence[str], backend: str,
+                 logs: DealLogs | None) -> None:
         import mjenv.vector as mv  # lazily: the compiled engine loads only when used
 
-        self.game, self.policies, self.seed, self.names = game, list(policies), seed, list(names)
+        self.game, self.policies, self.seed, self.names, self.logs = game, list(policies), seed, list(names), logs
         n = N_SEATS * (stop - start)
         self.deal = start + np.arange(n) // N_SEATS
         self.rotation = np.arange(n) % N_SEATS
         # agent_at[table, seat]: the policy seated there.
         self.agent_at = np.array([lineup(len(policies), r) for r in range(N_SEATS)])[self.rotation]
-        self.venv = mv.make(game, n, num_threads=num_threads, copy=False, **env_options)
+        self.venv = mv.make(game, n, backend=backend, num_threads=num_threads, copy=False, **env_options)
+        if logs is not None:
+            self.venv.backend.keep_logs()
         self.cap = int(getattr(self.venv.backend.rules, "cap_fan", 0))
         self._rngs: dict[tuple[int, int], np.random.Generator] = {}
         self._probe = np.random.default_rng(0)
@@ -71,7 +86,7 @@ class _DealBatch:
         """Every table's hand; finished tables wait (``step(active=)``) until all are done."""
         venv, n = self.venv, self.venv.num_envs
         obs, info = venv.reset(seed=[deal_seed(self.seed, int(d)) for d in self.deal])
-        wall, dealer = self._dealt()
+        wall, dealer = venv.backend.dealt(np.arange(n))
         digests = [zlib.crc32(w.astype(np.int16).tobytes()) for w in wall]
         records: list[HandRecord | None] = [None] * n
         active = np.ones(n, dtype=np.bool_)
@@ -83,6 +98,8 @@ class _DealBatch:
             for p in range(len(self.policies)):
                 rows = np.flatnonzero(active & (agent == p))
                 if rows.size:
+                    if self.logs is not None:
+                        self._log_decisions(p, rows, obs)
                     actions[rows] = self._choose(p, rows, obs, seat)
             obs, _, terminated, _, info = venv.step(actions, active=active)
             finished = np.flatnonzero(terminated & active)
@@ -90,6 +107,9 @@ class _DealBatch:
                 records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(self.agent_at[t].tolist()),
                                         digests[t], int(dealer[t]), tuple(info["beans"][t].tolist()),
                                         self._wins(info, t), str(info["end_reason"][t]), self._escaped(info, t))
+                if self.logs is not None:
+                    self.logs.add(int(self.deal[t]), int(self.rotation[t]), venv.backend.hand_logs.pop(t),
+                                  [self.names[a] for a in self.agent_at[t]])
             active &= ~terminated
             if on_deal is not None and finished.size:  # deals whose four tables are all done now
                 deals = np.unique(finished // N_SEATS)
@@ -122,10 +142,13 @@ class _DealBatch:
             self._rngs[key] = decision_rng(self.seed, int(self.deal[table]), int(self.rotation[table]), seat)
         return self._rngs[key]
 
-    def _dealt(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every table's dealt wall and dealer (the backend's arrays, read right after ``reset``)."""
-        arrays = self.venv.backend.arrays
-        return arrays.wall.copy(), arrays.dealer.copy()
+    def _log_decisions(self, p: int, rows: np.ndarray, obs: dict[str, np.ndarray]) -> None:
+        """Note policy ``p``'s decisions at ``rows`` for the replay logs: their legal actions and,
+        where the policy has ``action_probs``, its probabilities (as the AEC arena logs them)."""
+        probs = getattr(self.policies[p], "action_probs", None)
+        for t in rows.tolist():
+            self.venv.backend.log_decision(
+                t, None if probs is None else probs(obs["observation"][t], obs["action_mask"][t]))
 
     @staticmethod
     def _escaped(info: dict[str, Any], t: int) -> tuple[int, ...]:

@@ -27,7 +27,11 @@ Call order, per batch of tables (``tables``: an int64 index array, ascending):
    ``observe_seats(tables, seats, out)`` writes the observation of seat ``seats[j]`` of
    ``tables[j]`` into ``out[j]`` (any seat, also of a finished hand before the next deal).
 5. ``state(out)`` writes the AEC env's ``state()`` of every table into ``out``;
-   ``hand_result(tables)`` reads a finished hand (end reason, winners) before the next deal.
+   ``hand_result(tables)`` reads a finished hand (end reason, winners, the game's win details)
+   before the next deal; ``dealt(tables)`` the walls and dealers of hands just dealt.
+
+Two kinds implement it: the compiled backends (:class:`CompiledBackend`, one per game) and the
+readable engine (:class:`mjenv.vector.reference.ReferenceBackend`), field for field the same.
 
 With the rule options ``escape`` (S16, J11) and ``bankroll`` (B4) the masks have one more column
 (ESCAPE, the last action), the observations and states the optional planes of the AEC encoders,
@@ -129,8 +133,14 @@ class Backend(Protocol):
 
     def hand_result(self, tables: np.ndarray) -> dict[str, np.ndarray]:
         """Of the listed tables' finished hands: ``end_reason`` (int8 codes into END_REASONS),
-        ``won`` (bool ``(len, 4)``: seats that won this hand); with ``escape``, ``escaped`` (bool
+        ``won`` (bool ``(len, 4)``: seats that won this hand), the game's win details (the same
+        fields and values on every backend of a game); with ``escape``, ``escaped`` (bool
         ``(len, 4)``); with ``bankroll``, ``balances`` (int64 ``(len, 4)``, after the hand)."""
+        ...
+
+    def dealt(self, tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The listed tables' walls as dealt (int8 ``(len, wall size)``) and dealers (int64
+        ``(len,)``), read after ``start_hands`` and before the first ``step``."""
         ...
 
 
@@ -221,6 +231,10 @@ class CompiledBackend(SpecBackend):
         if self.keeps_balances:
             out["balances"] = self.arrays.balances[tables].copy()
         return out
+
+    def dealt(self, tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The listed tables' walls as dealt and their dealers (protocol)."""
+        return self.arrays.wall[tables].astype(np.int8), self.arrays.dealer[tables].astype(np.int64)
 
     def use_threads(self, n: int) -> None:
         """One compiled view of the state per thread (``part`` 0 .. n - 1)."""
