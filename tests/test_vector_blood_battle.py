@@ -3,8 +3,8 @@
 Parity plays random and eager legal actions (``vector_parity.mixed_actions``) through both engines
 and compares at every step the seat to act, the mask, the observation, the rewards and
 ``state()``, and at every episode end the beans, the winners and the end reason. The default
-suite plays 2,000 hands per configuration; ``-m slow`` plays 100,000 (without ``state()``, which
-the default suite compares).
+suite plays 400 hands per configuration (CI-sized: seconds each); ``-m slow`` plays 100,000
+(without ``state()``, which the default suite compares).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from mjenv.vector.env import IllegalActionError
 from vector_parity import check_parity, mixed_actions, random_actions
 
 TABLES = 64
+FAST_HANDS = 400
 CONFIGS = {
     "happy": {},
     "qq": {"preset": "qq"},
@@ -46,11 +47,11 @@ def hands_to_episodes(options: dict, hands: int) -> int:
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_parity_2000_hands(name):
+def test_parity_400_hands(name):
     options = CONFIGS[name]
     venv = mv.make("blood_battle", TABLES, final_observations=True, **options)
-    result = check_parity(venv, options, seed=1000, episodes=hands_to_episodes(options, 2000))
-    assert result["episodes"] >= hands_to_episodes(options, 2000)
+    result = check_parity(venv, options, seed=1000, episodes=hands_to_episodes(options, FAST_HANDS))
+    assert result["episodes"] >= hands_to_episodes(options, FAST_HANDS)
     assert result.get("win", 0) > 0 and result.get("draw", 0) > 0  # both endings were compared
 
 

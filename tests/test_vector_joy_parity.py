@@ -21,9 +21,10 @@ from mjenv import joy_mahjong_v0, vector
 from support import pick_action
 from vector_parity import short_payments
 
-# The default suite plays >= 2,000 games per room; the slow suite 100,000 (PARITY_SLOW_GAMES).
+# The default suite plays >= 400 games per room (CI-sized: most of a room's scoring paths, in
+# seconds); the slow suite 100,000 (SLOW_GAMES).
 ROOMS = ("popular", "eight_fan", "no_fan")
-FAST_GAMES = 2000
+FAST_GAMES = 400
 SLOW_GAMES = 100_000
 TABLES = 64
 
@@ -151,14 +152,14 @@ def test_rule_fields_and_beans_match(compiled):
     """Every rule field off its default: all_mcr payers, 无番和 beside 无财神, N and the rake."""
     options = {"room": "popular", "discard_payers": "all_mcr", "wucaishen_blocks_wufanhe": False,
                "room_coefficient": 200, "rake": 20}
-    stats = play_parity(options, seed=77, games=400)
-    assert stats["wins"] > 40
+    stats = play_parity(options, seed=77, games=200)
+    assert stats["wins"] > 20
 
 
 def test_match_mode_matches_the_reference(compiled):
     """16-hand matches: the deal passes, the prevailing wind advances, beans add up per episode."""
-    stats = play_parity({"room": "eight_fan", "match_hands": 16}, seed=5, games=64, tables=32)
-    assert stats["hands"] >= 64 * 16
+    stats = play_parity({"room": "eight_fan", "match_hands": 16}, seed=5, games=16, tables=16)
+    assert stats["hands"] >= 16 * 16
 
 
 @pytest.mark.slow
