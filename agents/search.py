@@ -23,7 +23,7 @@ Other decisions (定缺, claims, 胡 on offer, a single legal action) are the he
 
 **Randomness**: the worlds are drawn from a seed made of ``seed`` and a checksum of the
 observation, so the agent is a deterministic function of what it observes: the same observation
-gives the same action whatever the hidden part of the table (tests/test_search_agent.py redraws it
+gives the same action whatever the hidden part of the table (tests/agents/test_search_agent.py redraws it
 and checks), and ``act_batch`` leaves its generator alone (the arena batches it).
 
 **Budget**: ``rollouts`` K worlds per searched decision; the default K = 16 costs about 75-150 ms

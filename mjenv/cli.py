@@ -682,9 +682,10 @@ def _run_warmup(args: argparse.Namespace) -> int:
 
     names = args.game or list(games.GAME_NAMES)
     print(f"compiling the batched engine and the compiled heuristics for {', '.join(names)} "
-          "(a minute or two per game on 2 cores when nothing is cached)", file=sys.stderr, flush=True)
+          "(a minute or two per game when nothing is cached; the games in parallel processes)",
+          file=sys.stderr, flush=True)
     start = time.perf_counter()
-    warmup(names)
+    warmup(names, jobs=args.jobs)
     print(f"warm in {time.perf_counter() - start:.0f} s: later processes load the compiled code from "
           f"{' and '.join(dict.fromkeys(cache_folders()))}")
     return 0
@@ -700,6 +701,8 @@ def _add_warmup_parser(sub: Any) -> None:
                                    "or upgrading mjenv; an edited source drops the cache again.")
     p.add_argument("--game", action="append", choices=games.GAME_NAMES,
                    help="a game to compile, repeatable (default: both)")
+    p.add_argument("--jobs", type=_positive_int, default=None,
+                   help="processes compiling at once, one game each (default: one per core)")
     p.set_defaults(func=_run_warmup)
 
 

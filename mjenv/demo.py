@@ -14,7 +14,7 @@ DEMO_SEEDS = {"blood_battle": 138, "joy_mahjong": 6}
 """The default seed of each game's demo (default rules), chosen so that the first hand a newcomer
 sees shows the scoring: blood battle 138 has two wins, payments and the draw checks; Joy Mahjong 6
 is the first seed from 0 with a win. Random agents rarely win a blood battle (the first 70 seeds
-are draws, seed 0 one in which no bean moves). Checked by tests/test_first_hour.py."""
+are draws, seed 0 one in which no bean moves). Checked by tests/mjenv/test_first_hour.py."""
 
 
 def run_demo(seed: int | None = None, preset: str | None = None, tile_style: str = "zh", every: int = 0,

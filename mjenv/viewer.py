@@ -42,7 +42,7 @@ TEMPLATE = "viewer_template.html"
 FONT = "fonts/viewer-cjk.woff"
 """The Chinese the page can show, cut from Noto Sans CJK SC (OFL 1.1, ``fonts/OFL.txt``) by
 ``tools/make_viewer_font.py``: embedded in every page, so that a machine without Chinese fonts
-shows no □ boxes (tests/test_viewer_font.py checks it holds every character the page can show)."""
+shows no □ boxes (tests/mjenv/test_viewer_font.py checks it holds every character the page can show)."""
 FONT_FAMILY = "mjenv viewer CJK"
 _SAFE_INT = 2**53 - 1  # beyond it a JavaScript number is no longer the integer: such ints go as strings
 MAX_HANDS = 100

@@ -5,13 +5,17 @@ a container image built once) instead of each compiling for a minute or two.
 It plays a few steps of every path a run takes: the Gymnasium single-seat view with heuristic
 opponents on one thread and on two (float32 and uint8 observations), which compiles the engine,
 the encoders, the seeding and the compiled heuristics, and a one-deal duplicate arena (``mjenv
-eval``, ``mjenv rate``), for each game asked.
+eval``, ``mjenv rate``), for each game asked. The games compile in parallel processes, one per
+game up to ``jobs`` (default: one per core), since numba compiles on one thread.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Sequence, TextIO
 
 from . import games
@@ -47,8 +51,20 @@ def cache_folders() -> list[str]:
     return [str(f._cache._cache_path) for f in (blood_battle._step_chunk, heuristic.win_points)]
 
 
-def warmup(names: Sequence[str] = games.GAME_NAMES, log: TextIO | None = sys.stderr) -> dict[str, float]:
-    """Compile every path of the games ``names``; returns the seconds each step took."""
+def warmup(names: Sequence[str] = games.GAME_NAMES, log: TextIO | None = sys.stderr,
+           jobs: int | None = None) -> dict[str, float]:
+    """Compile every path of the games ``names``, in up to ``jobs`` processes (default: one per core,
+    at most one per game); returns the seconds each step took."""
+    names = [games.game(name).name for name in names]
+    jobs = min(len(names), jobs or os.cpu_count() or 1)
+    if jobs > 1:  # each game in a spawned process of its own (a fork would inherit nothing useful)
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = pool.map(_warmup_quietly, [[name] for name in names])
+            seconds = {what: s for part in parts for what, s in part.items()}
+        if log is not None:
+            for what, s in seconds.items():
+                print(f"  {what}: {s:.1f} s", file=log, flush=True)
+        return seconds
     steps: list[tuple[str, Callable[[], Any]]] = []
     for name in names:
         game = games.game(name).name
@@ -65,6 +81,11 @@ def warmup(names: Sequence[str] = games.GAME_NAMES, log: TextIO | None = sys.std
         if log is not None:
             print(f"  {what}: {seconds[what]:.1f} s", file=log, flush=True)
     return seconds
+
+
+def _warmup_quietly(names: list[str]) -> dict[str, float]:
+    """:func:`warmup` in one process, its lines left to the caller."""
+    return warmup(names, log=None, jobs=1)
 
 
 __all__ = ["cache_folders", "warmup"]

@@ -1,16 +1,18 @@
-"""Fixtures that several test files request by name."""
+"""Settings every test shares."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib.util
 
 import pytest
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished run of ~150 decisions with no evaluation: the base of the resume tests."""
-    from train.ppo import train  # imported here: only the trainer's tests need torch
-    from train_support import tiny
+@pytest.fixture(autouse=True, scope="session")
+def one_torch_thread() -> None:
+    """torch on one thread in every test: the suite runs in two worker processes on two cores, and
+    torch's default of a thread per core in each makes its threads wait on each other (the tests'
+    networks are tiny). Tests that are about threads set their own count."""
+    if importlib.util.find_spec("torch") is not None:  # the test extras install it; the views run without
+        import torch
 
-    return train(tiny(tmp_path_factory.mktemp("tiny"), total_decisions=150, checkpoint_every=1))
+        torch.set_num_threads(1)

@@ -2,7 +2,8 @@
 
 Each helper takes the game, env or env constructor it works on, so one copy serves both games;
 the test files keep what is particular to a game (its rules, its scripts, its expected values).
-Test modules import it as ``from support import ...``: pytest puts ``tests/`` on ``sys.path``.
+Test modules import it as ``from tests.support import ...`` (``tests/`` is a package, laid out like
+the project's packages; the repository root is on ``sys.path`` under pytest).
 """
 
 from __future__ import annotations
@@ -27,18 +28,10 @@ from mjenv.rules.shapes import shanten
 
 Script = list[tuple[int, int]]
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository's root folder."""
+
 # ---------------------------------------------------------------------------- random play on the raw env
-
-
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """Keep torch to one core (CI machines have two); autouse where a test module imports it."""
-    import torch  # only the toolkit tests need it
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def eager_claims(layout: ActionLayout) -> tuple[int, ...]:

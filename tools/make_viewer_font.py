@@ -7,7 +7,7 @@ without Chinese fonts (most headless research servers) and stays one offline fil
 
 Writes ``mjenv/fonts/viewer-cjk.woff`` (package data, embedded in every page by
 :mod:`mjenv.viewer`). Run it again whenever a Chinese string is added to mjenv (narration, action
-names, fan names, the page template): tests/test_viewer_font.py fails until then, naming the
+names, fan names, the page template): tests/mjenv/test_viewer_font.py fails until then, naming the
 characters the font lacks. Needs fontTools (``pip install fonttools``), this script
 only: mjenv itself reads the file as bytes.
 

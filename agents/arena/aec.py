@@ -4,7 +4,7 @@ reference.
 :func:`run_arena` plays the batched arena (:mod:`agents.arena.vector`) on either backend of
 :mod:`mjenv.vector`; :func:`play_hand` and :func:`play_deals` play the same deals one hand at a
 time through the AEC env, as a player of the PettingZoo API would, and give the same records and
-replay logs (``tests/test_vector_arena.py`` holds both arenas to it). :func:`make_env` checks the
+replay logs (``tests/agents/arena/test_vector_arena.py`` holds both arenas to it). :func:`make_env` checks the
 arena's env options.
 """
 

@@ -24,7 +24,7 @@ every number is finite and in range (:func:`check_data`), its rungs are the spec
 is the one recorded for its ladder in :data:`DIGESTS`, so an edited file (ratings shifted, outcomes
 changed, matches emptied) is refused (:class:`LadderError`, naming the file) rather than cited. A
 rebuilt ladder gets a new ``version`` and its digest recorded here; the ratings are the fit of the
-stored matches (``tests/test_ladder.py`` fits them again).
+stored matches (``tests/agents/arena/test_ladder.py`` fits them again).
 """
 
 from __future__ import annotations

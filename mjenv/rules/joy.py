@@ -40,7 +40,7 @@ PyMahjongGB's wait fans are named as in the seed: 边张, 坎张, 单钓将. The
 completion: highest total fan, then most wildcards used as their own face, then the smallest
 (stand-ins, winning tile) in kind order — a deterministic tie rule.
 
-Choices where the rules are silent (documented here, tested in tests/test_joy_wildcards.py):
+Choices where the rules are silent (documented here, tested in tests/mjenv/rules/test_joy_wildcards.py):
 
 - A completed hand is scored as an ordinary hand (J4: "the maximum over all legal
   substitutions"): the wait fans 边张 / 坎张 / 单钓将 are judged on the substituted tiles, even

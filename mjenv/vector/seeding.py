@@ -7,7 +7,7 @@ The AEC env draws an episode's hand seed from ``default_rng(seed).integers(2**63
 It follows numpy's algorithms word for word: ``SeedSequence`` (4-word pool, hashmix/mix),
 ``PCG64`` (XSL-RR 128/64, seeded with ``generate_state(4, uint64)``), ``Generator.permutation``
 (Fisher-Yates with ``random_interval``'s masked rejection) and ``Generator.integers(4)`` (Lemire's
-bounded 32-bit draw, sharing PCG64's buffered upper half-word). ``tests/test_vector_seeding.py``
+bounded 32-bit draw, sharing PCG64's buffered upper half-word). ``tests/mjenv/vector/test_seeding.py``
 compares it with numpy over many seeds; a numpy that changed these streams would fail there.
 """
 

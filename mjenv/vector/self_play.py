@@ -36,7 +36,7 @@ before deciding anything: count it with that first decision, as ``train.vector_r
 asks every seat its void suit first, and in random play of both games it was always 0). With
 ``match_hands`` > 1 the crediting runs over the whole episode: a seat's last decision of one hand
 is credited with what the seat receives up to its first decision of the next. This is exactly
-the trainer's crediting (``tests/test_vector_self_play.py`` compares the two on the same games);
+the trainer's crediting (``tests/mjenv/vector/test_self_play.py`` compares the two on the same games);
 the bookkeeping is :class:`~mjenv.vector.crediting.Ledger`, shared with the other views.
 
 **Illegal actions** (``illegal_action``) as in :func:`mjenv.vector.make`: ``info["illegal_action"]``
