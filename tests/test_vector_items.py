@@ -10,6 +10,7 @@ Rule IDs: docs/rules-blood-battle.md.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,26 @@ def test_the_compiled_engine_plays_items_as_the_readable_one(options: dict[str, 
 def test_a_few_hundred_hands_with_items_agree(options: dict[str, Any]) -> None:
     episodes, used = _play_both(options, num_envs=16, episodes=300, seed=2_026)
     assert episodes >= 300 and used.all()
+
+
+ITEMS_OFF_DIGEST = "a179690405c294b9bbafc12ecf802a80f29a6bd5cc720ec80a1d3029e19df7ef"
+"""The digest below on the commit before items came to the compiled engine (3f22ac4)."""
+
+
+def test_items_off_the_compiled_engine_plays_byte_for_byte_as_before() -> None:
+    h = hashlib.sha256()
+    for opts in ({}, {"preset": "qq"}, {"mode": "classic", "match_hands": 2},
+                 {"preset": "qq", "escape": True, "bankroll": 3000}, {"escape": True, "observation_dtype": "uint8"}):
+        env = vector.make("blood_battle", 4, **opts)
+        obs, info = env.reset(seed=7)
+        rng = np.random.default_rng(7)
+        for _ in range(150):
+            for part in (obs["observation"], obs["action_mask"], info["seat"], env.state()):
+                h.update(np.ascontiguousarray(part).tobytes())
+            obs, rewards, terminated, _, info = env.step(vector.random_actions(obs["action_mask"], rng))
+            h.update(rewards.tobytes())
+            h.update(terminated.tobytes())
+    assert h.hexdigest() == ITEMS_OFF_DIGEST
 
 
 def test_the_items_generator_draws_as_numpy() -> None:

@@ -11,6 +11,7 @@ bounded 32-bit draw, sharing PCG64's buffered upper half-word); for the items (S
 generator seeded by a whole wall, ``integers(low, high)`` and ``choice(pop, size, replace=False)``
 (Floyd's sampling, then its shuffle). ``tests/test_vector_seeding.py``
 compares it with numpy over many seeds; a numpy that changed these streams would fail there.
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 Plane offsets are read from the reference observer's named views, so both encoders share one
 layout. Scalars are computed in float64 and stored as float32, as numpy does in the reference.
 The optional planes (``optional`` bits of :mod:`.optional`) follow the default ones, the item
-planes (rule option ``items``, S17: :data:`mjenv.encoding.ITEM_PLANES`) last.
+planes (rule option ``items``, S17: :data:`mjenv.encoding.ITEM_PLANES`) last. Rule IDs:
+docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
