@@ -30,7 +30,7 @@ from numba.experimental import structref
 from ...actions import BLOOD_BATTLE as L
 from ...rules.escape import QQ_LAST_TILES
 from ..rules.escape import draw_check_claims, escape_split, happy_escape_beans, qq_escape_points
-from ..rules.items import N_ITEMS, QIANKUN, QIANLIYAN, SHUNFENG, TOUTIAN, YIHUA, nearest, qiankun_wall, qianliyan_part
+from ..rules.items import N_ITEMS, QIANKUN, QIANLIYAN, TOUTIAN, YIHUA, nearest, qiankun_wall, qianliyan_part
 from ..seeding import integers, words_generator
 from ..rules.shapes import suited_is_wait
 from .settlement import MAX_DUES, close_hand, owe, settle_event, take, transfer
