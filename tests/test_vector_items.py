@@ -100,6 +100,20 @@ def test_a_few_hundred_hands_with_items_agree(options: dict[str, Any]) -> None:
     assert episodes >= 300 and used.all()
 
 
+def test_items_play_the_same_on_two_threads() -> None:
+    """The threads' parts hold their own tables' item draws: one thread and two play alike."""
+    envs = [vector.make("blood_battle", 6, items=2, num_threads=n) for n in (1, 2)]
+    (one, _), (two, _) = (env.reset(seed=9) for env in envs)
+    rng = np.random.default_rng(9)
+    for _ in range(150):
+        assert np.array_equal(one["observation"], two["observation"])
+        actions = vector.random_actions(one["action_mask"], rng)
+        (one, r1, t1, _, _), (two, r2, t2, _, _) = (env.step(actions) for env in envs)
+        assert np.array_equal(r1, r2) and np.array_equal(t1, t2)
+    for env in envs:
+        env.close()
+
+
 ITEMS_OFF_DIGEST = "a179690405c294b9bbafc12ecf802a80f29a6bd5cc720ec80a1d3029e19df7ef"
 """The digest below on the commit before items came to the compiled engine (3f22ac4)."""
 
