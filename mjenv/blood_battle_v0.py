@@ -55,7 +55,7 @@ qq: ``"qq"``)                           the table (S16.1). ``qq``: the hand ends
                                         split in the ratio owed); balances carry over a match
 ``min_beans`` (0)                       B4: 场次下限; a seat below it after a hand ends the match
 ``items`` (None)                        S17 (§11): items (道具) per seat and hand: an int, item -> count
-                                        or four mappings; the readable engine only for now
+                                        or four mappings; on either backend
 ``qiankun_tiles`` (10)                  S17.3: tiles of one suit a 乾坤大挪移 deal holds at least (1-13)
 ``qianliyan_parts`` (4)                 S17.6: equal parts of the live wall 千里眼 tells apart (1-55)
 ======================================  ==============================================================
@@ -136,7 +136,7 @@ the ``escape`` and ``bankroll`` options (off by default: the default spaces are 
 ``parallel_env``, the PettingZoo Parallel API on the same engine (:mod:`mjenv.parallel`);
 ``backend="compiled"``, the same env on the compiled engine (:mod:`mjenv.compiled_table`), the
 readable engine staying the default; the options checked once into a game spec (:mod:`mjenv.spec`);
-the ``items`` option (S17, off by default: the default spaces are unchanged; readable engine only).
+the ``items`` option (S17, off by default: the default spaces are unchanged; either backend).
 """
 
 from __future__ import annotations

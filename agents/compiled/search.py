@@ -277,8 +277,9 @@ def shanten_counts(st: eng.State, profile: np.ndarray, table: np.ndarray) -> Non
 
 def require_default_rules(backend: Any) -> None:
     """The search copies tables into default-sized scratch states and observes default planes."""
-    if backend.rules.escape or backend.rules.bankroll is not None:
-        raise ValueError("the compiled search plays the default rules only, without the options escape and bankroll")
+    if backend.rules.escape or backend.rules.bankroll is not None or getattr(backend.rules, "items", None) is not None:
+        raise ValueError("the compiled search plays the default rules only, without the options escape, "
+                         "bankroll and items")
 
 
 def context(backend: Any) -> tuple:

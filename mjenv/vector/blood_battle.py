@@ -115,9 +115,6 @@ class BloodBattleBackend(CompiledBackend):
 
     def __init__(self, num_envs: int, spec: GameSpec | None = None, **options: Any) -> None:
         super().__init__(num_envs, eng.new_state, spec, options)
-        if self.rules.items is not None:  # S17: the readable engine only, for now
-            raise ValueError("the rule option items (S17) is not in the compiled engine yet; "
-                             "play it on blood_battle_v0.env / raw_env (the readable engine)")
         self._rules = rule_vector(self.rules)
         self._table = suit_table()
         self._no_out = np.zeros((1, *self.obs_shape), dtype=np.float32)
@@ -152,12 +149,16 @@ class BloodBattleBackend(CompiledBackend):
         """The finished hands (protocol), plus each seat's win, int64 ``(len, 4)``: ``win_from``
         (the discarder or robbed kong-maker, -1 self-drawn), ``fan`` (total fan before the cap),
         ``win_order`` (1 for the hand's first win, 2, 3; 0 for a seat that did not win); with the
-        rule options, ``escaped`` and ``balances`` (:meth:`CompiledBackend.option_results`), and
-        with ``escape`` the 扣豆 each seat paid, ``penalty`` int64 ``(len, 4)`` (S16.1)."""
+        rule options, ``escaped`` and ``balances`` (:meth:`CompiledBackend.option_results`), with
+        ``escape`` the 扣豆 each seat paid, ``penalty`` int64 ``(len, 4)`` (S16.1), and with ``items``
+        each seat's uses of each item this hand, ``item_uses`` int64 ``(len, 4, 5)`` (items in
+        :data:`mjenv.config.ITEMS` order, S17)."""
         a = self.arrays
         out = {"end_reason": a.end_reason[tables].copy(), "won": a.won[tables] != 0,
                "win_from": a.win_from[tables].astype(np.int64), "fan": a.win_fan[tables].astype(np.int64),
                "win_order": a.win_order[tables].astype(np.int64), **self.option_results(tables)}
         if self.rules.escape:
             out["penalty"] = a.penalty[tables].copy()
+        if self.rules.items is not None:
+            out["item_uses"] = a.item_uses[tables].astype(np.int64)
         return out

@@ -7,8 +7,11 @@ The AEC env draws an episode's hand seed from ``default_rng(seed).integers(2**63
 It follows numpy's algorithms word for word: ``SeedSequence`` (4-word pool, hashmix/mix),
 ``PCG64`` (XSL-RR 128/64, seeded with ``generate_state(4, uint64)``), ``Generator.permutation``
 (Fisher-Yates with ``random_interval``'s masked rejection) and ``Generator.integers(4)`` (Lemire's
-bounded 32-bit draw, sharing PCG64's buffered upper half-word). ``tests/mjenv/vector/test_seeding.py``
+bounded 32-bit draw, sharing PCG64's buffered upper half-word); for the items (S17) also a
+generator seeded by a whole wall, ``integers(low, high)`` and ``choice(pop, size, replace=False)``
+(Floyd's sampling, then its shuffle). ``tests/mjenv/vector/test_seeding.py``
 compares it with numpy over many seeds; a numpy that changed these streams would fail there.
+Rule IDs: docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
@@ -110,7 +113,7 @@ def generator(seed: np.int64, hand: np.int64) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _seeded(words: np.ndarray, n: int) -> np.ndarray:
-    """PCG64 seeded by ``SeedSequence`` from the entropy ``words[:n]`` (n <= 4)."""
+    """PCG64 seeded by ``SeedSequence`` from the entropy ``words[:n]`` (``len(words) >= 4``)."""
     const = np.array([_INIT_A], np.uint64)
     pool = np.zeros(_POOL, np.uint64)
     for i in range(_POOL):
@@ -119,6 +122,9 @@ def _seeded(words: np.ndarray, n: int) -> np.ndarray:
         for i_dst in range(_POOL):
             if i_src != i_dst:
                 pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], const))
+    for i_src in range(_POOL, n):  # entropy beyond the pool: each word mixed into every pool word
+        for i_dst in range(_POOL):
+            pool[i_dst] = _mix(pool[i_dst], _hashmix(words[i_src], const))
     # generate_state(4, uint64): 8 hashed pool words, little-endian pairs
     state = np.zeros(8, np.uint64)
     h = _INIT_B
@@ -166,15 +172,57 @@ def _below(g: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, nogil=True)
+def words_generator(words: np.ndarray) -> np.ndarray:
+    """The PCG64 state of ``np.random.default_rng(np.asarray(words, dtype=np.uint32))``: entropy of
+    any length (the items' generator is seeded by a hand's 108-tile wall, S17)."""
+    n = len(words)
+    padded = np.zeros(max(n, _POOL), np.uint64)
+    for i in range(n):
+        padded[i] = np.uint64(words[i]) & _U32
+    return _seeded(padded, n)
+
+
+@njit(cache=True, nogil=True)
+def integers(g: np.ndarray, low: int, high: int) -> int:
+    """``Generator.integers(low, high)`` (``high - low < 2**32``): Lemire's draw; a range of one
+    value draws nothing, as numpy's."""
+    return low if high - low == 1 else low + _below(g, high - low)
+
+
+@njit(cache=True, nogil=True)
+def permutation(g: np.ndarray, n: int) -> np.ndarray:
+    """``Generator.permutation(n)``: Fisher-Yates over ``arange(n)`` with ``random_interval``."""
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = _interval(g, i)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@njit(cache=True, nogil=True)
+def choice(g: np.ndarray, pop: int, out: np.ndarray) -> None:
+    """``Generator.choice(pop, size=len(out), replace=False)`` into ``out`` (``pop <= 10000``):
+    numpy's Floyd sampling, then its shuffle of the sample (Lemire draws)."""
+    size = len(out)
+    chosen = np.zeros(pop, np.bool_)
+    for j in range(pop - size, pop):
+        val = _below(g, j + 1) if j > 0 else 0
+        if chosen[val]:  # Floyd: j itself is new, every earlier pick is below it
+            val = j
+        chosen[val] = True
+        out[j - pop + size] = val
+    for i in range(size - 1, 0, -1):
+        k = _below(g, i + 1)
+        out[i], out[k] = out[k], out[i]
+
+
+@njit(cache=True, nogil=True)
 def shuffled(tiles: np.ndarray, seed: np.int64, hand: np.int64, wall: np.ndarray, rolls: np.ndarray) -> None:
     """:func:`mjenv.engine.core.shuffled` into ``wall`` (the tiles in shuffled order) and
     ``rolls`` (``len(rolls)`` seat/wind rolls 0-3, the dealer's dice first)."""
     g = generator(seed, hand)
     n = len(tiles)
-    order = np.arange(n)
-    for i in range(n - 1, 0, -1):
-        j = _interval(g, i)
-        order[i], order[j] = order[j], order[i]
+    order = permutation(g, n)
     for i in range(n):
         wall[i] = tiles[order[i]]
     for i in range(len(rolls)):

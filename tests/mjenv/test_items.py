@@ -329,12 +329,8 @@ def test_the_shipped_network_never_uses_items():
     assert asked == 6
 
 
-def test_the_compiled_engine_and_logs_refuse_items(tmp_path):
-    from mjenv.vector.blood_battle import BloodBattleBackend
-    with pytest.raises(ValueError, match="rule option items"):
-        BloodBattleBackend(2, items=1)
-    with pytest.raises(ValueError, match="rule option items"):
-        blood_battle_v0.env(items=1, backend="compiled")
+def test_logs_refuse_items(tmp_path):
+    # the compiled engine plays items: tests/mjenv/vector/test_items.py
     with pytest.raises(ValueError, match="log_path with the rule option items"):
         blood_battle_v0.env(items=1, log_path=tmp_path / "hands.jsonl")
     assert not (tmp_path / "hands.jsonl").exists()

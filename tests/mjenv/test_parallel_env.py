@@ -237,7 +237,7 @@ def test_log_files_match_the_aec_env(tmp_path):
 
 # ---------------------------------------------------------------- windows of several seats
 
-MULTI_HANDS = [  # tests/test_blood_battle_scenarios.py: seats 1-3 all win on the dealer's 5m
+MULTI_HANDS = [  # tests/mjenv/test_blood_battle_scenarios.py: seats 1-3 all win on the dealer's 5m
     "23779m11334579p", "123m456p789p11p46m", "888m222p666p999m5m", "11m33m77m44p88p33p5m"]
 MULTI_DRAWS = "1s 2s 3s 4s 5m"  # with void s, each seat's discard of its s tile is forced
 MULTI_WALL = {"wall": blood_engine.scripted_wall(MULTI_HANDS, MULTI_DRAWS), "dealer": 0}
@@ -327,7 +327,7 @@ def test_an_escape_that_ends_the_hand_ignores_the_later_claimant():
 
 
 def test_rob_window_in_one_step():
-    # tests/test_joy_mahjong_scenarios.py: seat 1 passes its win on the 6m, seat 2 碰s it, later adds
+    # tests/mjenv/test_joy_mahjong_scenarios.py: seat 1 passes its win on the 6m, seat 2 碰s it, later adds
     # the 4th 6m; seat 1 is asked whether to rob it.
     env = joy_mahjong_v0.parallel_env()
     L = env.layout

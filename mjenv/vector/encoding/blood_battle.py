@@ -3,7 +3,9 @@
 
 Plane offsets are read from the reference observer's named views, so both encoders share one
 layout. Scalars are computed in float64 and stored as float32, as numpy does in the reference.
-The optional planes (``optional`` bits of :mod:`.optional`) follow the default ones.
+The optional planes (``optional`` bits of :mod:`.optional`) follow the default ones, the item
+planes (rule option ``items``, S17: :data:`mjenv.encoding.ITEM_PLANES`) last. Rule IDs:
+docs/rules-blood-battle.md.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...encoding import RECENT, BloodBattleObserver as _Obs
-from ..engine.blood_battle import ANKAN, CLAIM, OVER, PONG, ROB, TURN, W, State
-from .optional import optional_planes
+from ...encoding import ITEM_PLANES, ITEM_STATE_PLANES, RECENT, BloodBattleObserver as _Obs
+from ..engine.blood_battle import (ANKAN, CLAIM, GIVE, NAME, OVER, PONG, QIANKUN_PHASE, ROB, TURN, W, State,
+                                   shunfeng_tile)
+from ..rules.items import N_ITEMS, TOUTIAN
+from .optional import ITEMS, optional_planes
 
 _V = {name: sl.start for name, sl in _Obs.views.items()}
 O_HAND, O_DRAWN, O_CLAIM, O_PONG, O_KONG, O_OWN_ANKAN, O_RIVER, O_RECENT, O_WON_TILE, O_VOID = (
@@ -31,6 +35,11 @@ S_WON, S_DEALER, S_BEANS, S_CURRENT, S_PHASE, S_CLAIM, S_WALL_ORDER, S_WALL = (
     _S["won"], _S["dealer"], _S["beans"], _S["current"], _S["phase"], _S["claim"], _S["wall_order"], _S["wall"])
 WALL_ROWS = _Obs.state_views["wall_order"].stop - S_WALL_ORDER
 STATE_SHAPE = (_Obs.state_planes, _Obs.width)
+ITEM_OBS_PLANES = sum(n for _, n, _ in ITEM_PLANES)
+ITEM_STATE = sum(n for _, n in ITEM_STATE_PLANES)
+""":data:`mjenv.encoding.ITEM_PLANES`: 40 observation planes after the other optional ones
+(inventory 5, uses 20, turn 5, step 5, given 1, 顺风耳 1, 千里眼 part, none and wall 3), and
+:data:`mjenv.encoding.ITEM_STATE_PLANES`: 46 state planes (inventories 20, uses 20, step 5, given 1)."""
 
 
 @njit(cache=True, nogil=True)
@@ -90,6 +99,8 @@ def observe_seat(st: State, t: int, seat: int, bean_scale: float, rule_flags: np
         out[O_RULES + i, :] = rule_flags[i]
     if optional:
         optional_planes(st, t, seat, optional, bean_scale, out, OBS_SHAPE[0])
+        if optional & ITEMS:
+            item_obs(st, t, seat, out, out.shape[0] - ITEM_OBS_PLANES)
 
 
 @njit(cache=True, nogil=True)
@@ -134,3 +145,59 @@ def state(st: State, t: int, out: np.ndarray, bean_scale: float, optional: int) 
     out[S_WALL, :] = (st.tail[t] - head) / 108
     if optional:
         optional_planes(st, t, 0, optional, bean_scale, out, STATE_SHAPE[0])
+        if optional & ITEMS:
+            item_state(st, t, out, out.shape[0] - ITEM_STATE)
+
+
+@njit(cache=True, nogil=True)
+def item_step(st: State, t: int, out: np.ndarray, p: int) -> None:
+    """``item_step`` (5 planes from ``p``) and ``item_given`` (1) of the item decision open now:
+    乾坤大挪移, 偷天换日 give, 移花接木 give, 偷天换日 name, 千里眼 name."""
+    phase, item = st.phase[t], st.item_pending[t]
+    if phase == QIANKUN_PHASE:
+        out[p, :] = 1
+    elif phase == GIVE:
+        out[p + (1 if item == TOUTIAN else 2), :] = 1
+    elif phase == NAME:
+        out[p + (3 if item == TOUTIAN else 4), :] = 1
+        if st.item_given[t] >= 0:
+            out[p + 5, st.item_given[t]] = 1
+
+
+@njit(cache=True, nogil=True)
+def item_obs(st: State, t: int, seat: int, out: np.ndarray, p: int) -> None:
+    """The item planes of ``seat``'s observation from ``p``: what it holds, every seat's uses
+    (public), its item decision, and its own knowledge (顺风耳's tile, 千里眼's answers)."""
+    for i in range(N_ITEMS):
+        out[p + i, :] = st.inventory[t, seat, i]
+        for r in range(4):
+            out[p + 5 + N_ITEMS * r + i, :] = st.item_uses[t, (seat + r) % 4, i]
+    if st.current[t] == seat:
+        if st.phase[t] == TURN:
+            for i in range(N_ITEMS):
+                out[p + 25 + i, :] = st.turn_used[t, i]
+        item_step(st, t, out, p + 30)
+    heard = shunfeng_tile(st, t, seat)
+    if heard >= 0:
+        out[p + 36, heard] = 1
+    parts = st.qly_parts[t]
+    for k in range(W):
+        wall = st.qly_wall[t, seat, k]
+        if wall >= 0:
+            part = st.qly_part[t, seat, k]
+            if part >= 0:
+                out[p + 37, k] = (part + 1) / parts
+            else:
+                out[p + 38, k] = 1
+            out[p + 39, k] = wall / 108
+
+
+@njit(cache=True, nogil=True)
+def item_state(st: State, t: int, out: np.ndarray, p: int) -> None:
+    """The item planes of ``state()`` from ``p``: every seat's inventory and uses (absolute seats),
+    the item decision open now."""
+    for s in range(4):
+        for i in range(N_ITEMS):
+            out[p + N_ITEMS * s + i, :] = st.inventory[t, s, i]
+            out[p + 20 + N_ITEMS * s + i, :] = st.item_uses[t, s, i]
+    item_step(st, t, out, p + 40)

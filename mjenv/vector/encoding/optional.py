@@ -10,13 +10,15 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-ESCAPED, BALANCE = 1, 2
-"""Bits of ``optional``: which optional views an observer appends (in this order)."""
+ESCAPED, BALANCE, ITEMS = 1, 2, 4
+"""Bits of ``optional``: which optional views an observer appends (in this order); ``ITEMS``, the
+blood battle's item views (S17), last, written by :mod:`.blood_battle` (not here)."""
 
 
 def optional_bits(observer: Any) -> int:
-    """The ``optional`` bits of a reference observer (its ``optional`` views)."""
-    return (ESCAPED if "escaped" in observer.optional else 0) | (BALANCE if "balance" in observer.optional else 0)
+    """The ``optional`` bits of a reference observer (its ``optional`` views, its item views)."""
+    return ((ESCAPED if "escaped" in observer.optional else 0) | (BALANCE if "balance" in observer.optional else 0)
+            | (ITEMS if getattr(observer, "item_planes", False) else 0))
 
 
 @njit(cache=True, nogil=True)

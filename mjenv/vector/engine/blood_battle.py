@@ -11,6 +11,12 @@ The rule options ``escape`` (S16) and ``bankroll`` (B4) follow the reference too
 neither won nor escaped (turn order, claimants, robbers, payers, the end of the hand); ESCAPE
 (the last action) is in every mask; with balances each settlement event's payments are queued
 and paid together (:mod:`.settlement`). With both off every payment moves at once, as before.
+
+The rule option ``items`` (S17) follows the reference too, behind the rule vector's ``R_ITEMS``:
+the pre-deal phase ``QIANKUN_PHASE`` (乾坤大挪移), the item actions after ESCAPE (from
+``rules[R_ITEM_A]``) on a seat's own turn, their follow-up phases ``GIVE`` and ``NAME``, and the
+items' generator seeded by the hand's wall (:mod:`..rules.items`, :mod:`..seeding`), so both
+engines draw the same tiles. With it off none of this is reached.
 """
 
 from __future__ import annotations
@@ -24,21 +30,25 @@ from numba.experimental import structref
 from ...actions import BLOOD_BATTLE as L
 from ...rules.escape import QQ_LAST_TILES
 from ..rules.escape import draw_check_claims, escape_split, happy_escape_beans, qq_escape_points
+from ..rules.items import N_ITEMS, QIANKUN, QIANLIYAN, TOUTIAN, YIHUA, nearest, qiankun_wall, qianliyan_part
+from ..seeding import integers, words_generator
 from ..rules.shapes import suited_is_wait
 from .settlement import MAX_DUES, close_hand, owe, settle_event, take, transfer
 from .structs import ArraysType
 from ..rules.blood_battle import (ADDKONG, AFTER_KONG, ANKAN, DEALER, FIRST_TURN, KONG, PONG, R_ADDED, R_BALANCES,
                              R_BASE, R_CAP_POINTS, R_CLASSIC, R_COEF, R_CONCEALED, R_DIRECT, R_ESCAPE,
-                             R_ESCAPE_QQ, R_FACTOR, R_FORCED, R_MIN_COMPENSATION, R_MIN_PENALTY, R_PIG, R_RAKE,
-                             R_TRANSFER, ROB_KONG, SELF_DRAWN, flower_pig_now, is_flower_pig, ready_points,
-                             ready_points_now, win_fan, win_points)
+                             R_ESCAPE_QQ, R_FACTOR, R_FORCED, R_INVENTORY, R_ITEM_A, R_ITEMS, R_MIN_COMPENSATION,
+                             R_MIN_PENALTY, R_PIG, R_QIANKUN_TILES, R_QIANLIYAN_PARTS, R_RAKE, R_TRANSFER, ROB_KONG,
+                             SELF_DRAWN, flower_pig_now, is_flower_pig, ready_points, ready_points_now, win_fan,
+                             win_points)
 
 N_TILES = 108
 W = 27  # kinds
 MAX_RIVER = 40  # >= 2 seats stay in play and alternate draws: <= 28 draws + 4 碰 + the dealer's 14th
 MAX_KONGS = 27  # one kong per kind at most
-VOID_PHASE, TURN, CLAIM, ROB, OVER = 0, 1, 2, 3, 4
-"""Phases; the first four are the reference's ``void``, ``turn``, ``claim``, ``rob`` (encoder order)."""
+VOID_PHASE, TURN, CLAIM, ROB, OVER, QIANKUN_PHASE, GIVE, NAME = 0, 1, 2, 3, 4, 5, 6, 7
+"""Phases; the first four are the reference's ``void``, ``turn``, ``claim``, ``rob`` (encoder order);
+after ``OVER`` the item phases (S17), which show no phase plane, as in the reference."""
 END_NONE, END_WIN, END_DRAW, END_ESCAPE = 0, 1, 2, 3
 
 DISCARD_A, KONG_A, PONG_A, DIRECT_KONG_A, HU_A, ROB_A, PASS_A, VOID_A, N_ACTIONS = (
@@ -54,6 +64,12 @@ FIELDS = (
     # S16 and B4 (rule options escape and bankroll): who left, who won or left, the 扣豆 paid, the beans held
     # (kept over a match), the beans each payer really paid a kong, the due queue of a settlement event.
     "escaped", "out_of_play", "penalty", "balances", "kong_paid", "due_n", "due_from", "due_to", "due_beans",
+    # S17 (rule option items): each seat's items left and used this hand, the items the seat to act
+    # used this turn, the item decision open (item, kind given), the tile in hand came from a swap,
+    # what each seat heard (wall index, -1 none) and learnt per kind with 千里眼 (part, -1 none;
+    # the live wall's length then, -1 not asked), the 乾坤大挪移 users, the items' generator.
+    "inventory", "item_uses", "turn_used", "item_pending", "item_given", "swapped", "shunfeng",
+    "qly_part", "qly_wall", "qly_parts", "qk_users", "item_rng",
 )
 Arrays = namedtuple("Arrays", FIELDS)
 """The state's arrays, for Python (the compiled code reads the same buffers through :class:`State`)."""
@@ -95,6 +111,11 @@ def new_state(n: int, n_actions: int = N_ACTIONS) -> tuple[State, Arrays]:
         balances=np.zeros((n, 4), i64),
         kong_paid=np.zeros((n, MAX_KONGS, 4), i64), due_n=np.zeros(n, i8), due_from=np.zeros((n, MAX_DUES), i8),
         due_to=np.zeros((n, MAX_DUES), i8), due_beans=np.zeros((n, MAX_DUES), i64),
+        inventory=np.zeros((n, 4, N_ITEMS), i8), item_uses=np.zeros((n, 4, N_ITEMS), i8),
+        turn_used=np.zeros((n, N_ITEMS), i8), item_pending=np.full(n, -1, i8), item_given=np.full(n, -1, i8),
+        swapped=np.zeros(n, i8), shunfeng=np.full((n, 4), -1, i16), qly_part=np.zeros((n, 4, W), i8),
+        qly_wall=np.full((n, 4, W), -1, i8), qly_parts=np.ones(n, i8), qk_users=np.zeros(n, i8),
+        item_rng=np.zeros((n, 6), np.uint64),
     )
     return State(*arrays), arrays
 
@@ -155,7 +176,7 @@ def compute_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int
     """The legal mask of ``current`` into ``mask[t]``; returns the number of legal actions. With
     the rule option escape every seat asked is in play and may also escape (S16)."""
     n = game_mask(st, t, rules, table)
-    if n and rules[R_ESCAPE]:
+    if n and rules[R_ESCAPE] and st.phase[t] < OVER:  # S17: no escape inside an item decision
         st.mask[t, ESCAPE_A] = 1
         n += 1
     return n
@@ -191,6 +212,12 @@ def game_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
                 if k // 9 != v and (hand[k] == 4 or (st.meld[t, s, k] == PONG and hand[k])):
                     mask[KONG_A + k] = 1
                     n += 1
+            if rules[R_ITEMS]:  # S17.2: the items left to use this turn, while the wall holds a tile
+                ia = rules[R_ITEM_A]
+                for i in range(TOUTIAN, N_ITEMS):
+                    if st.inventory[t, s, i] and not st.turn_used[t, i]:
+                        mask[ia + i] = 1
+                        n += 1
     elif phase == CLAIM:
         k = st.claim_tile[t]
         if can_win_on(st, t, s, k, table):
@@ -207,12 +234,41 @@ def game_mask(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> int:
                 n += 1
         mask[PASS_A] = 1
         n += 1
-    else:  # ROB
+    elif phase == ROB:
         mask[ROB_A] = 1
         n = 1
         if not forced(st, t, rules):
             mask[PASS_A] = 1
             n = 2
+    else:
+        n = item_phase_mask(st, t, s, mask, rules)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def item_phase_mask(st: State, t: int, s: int, mask: np.ndarray, rules: np.ndarray) -> int:
+    """The item decisions (S17.2): use 乾坤大挪移 or keep it (PASS); give any concealed kind; name
+    a kind, for 偷天换日 one with a copy in the live wall (S17.4), for 千里眼 any. Returns how many."""
+    phase, ia = st.phase[t], rules[R_ITEM_A]
+    if phase == QIANKUN_PHASE:
+        mask[ia + QIANKUN] = 1
+        mask[PASS_A] = 1
+        return 2
+    n = 0
+    if phase == GIVE:
+        for k in range(W):
+            if st.hands[t, s, k]:
+                mask[ia + N_ITEMS + k] = 1
+                n += 1
+        return n
+    name = ia + N_ITEMS + W
+    if st.item_pending[t] != TOUTIAN:
+        mask[name : name + W] = 1
+        return W
+    for i in range(st.head[t], st.tail[t]):
+        a = name + st.wall[t, i]
+        n += mask[a] == 0
+        mask[a] = 1
     return n
 
 
@@ -333,7 +389,16 @@ def exhaustive_draw(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> 
 
 
 @njit(cache=True, nogil=True)
-def draw_head(st: State, t: int, s: int) -> int:
+def new_turn(st: State, t: int, rules: np.ndarray) -> None:
+    """A seat's turn starts (a draw or a 碰): with items, every item may be used once again (S17.2)."""
+    if rules[R_ITEMS]:
+        st.turn_used[t, :] = 0
+        st.swapped[t] = 0
+
+
+@njit(cache=True, nogil=True)
+def draw_head(st: State, t: int, s: int, rules: np.ndarray) -> int:
+    new_turn(st, t, rules)
     k = st.wall[t, st.head[t]]
     st.head[t] += 1
     st.hands[t, s, k] += 1
@@ -341,8 +406,9 @@ def draw_head(st: State, t: int, s: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def replacement(st: State, t: int, s: int) -> None:
+def replacement(st: State, t: int, s: int, rules: np.ndarray) -> None:
     """Kong replacement draw from the tail of the wall (S5)."""
+    new_turn(st, t, rules)
     st.tail[t] -= 1
     k = st.wall[t, st.tail[t]]
     st.hands[t, s, k] += 1
@@ -358,7 +424,7 @@ def next_draw(st: State, t: int, after: int, rules: np.ndarray, table: np.ndarra
     if wall_count(st, t) == 0:
         exhaustive_draw(st, t, rules, table)
         return
-    st.drawn[t] = draw_head(st, t, s)
+    st.drawn[t] = draw_head(st, t, s, rules)
     st.phase[t], st.current[t], st.after_kong[t] = TURN, s, 0
 
 
@@ -429,7 +495,9 @@ def rob_wins(st: State, t: int, robbers: int, s: int, k: int, rules: np.ndarray,
 @njit(cache=True, nogil=True)
 def self_draw_win(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
     s, k = st.current[t], st.drawn[t]
-    ctx = SELF_DRAWN | (AFTER_KONG if st.after_kong[t] else 0) | (FIRST_TURN if first_turn(st, t, s) else 0)
+    # S17.8: a tile swapped in by an item is never 杠上花
+    ctx = SELF_DRAWN | (AFTER_KONG if st.after_kong[t] and not st.swapped[t] else 0)
+    ctx |= FIRST_TURN if first_turn(st, t, s) else 0
     ctx |= DEALER if s == st.dealer[t] else 0
     settle_win(st, t, s, k, -1, ctx, rules, table)
     settle_event(st, t, rules[R_BALANCES] != 0)
@@ -477,7 +545,7 @@ def complete_added_kong(st: State, t: int, s: int, k: int, rules: np.ndarray) ->
     st.meld[t, s, k] = ADDKONG
     st.any_call[t] = 1
     kong_made(st, t, s, others_in_play(st, t, s), rules[R_ADDED], rules)
-    replacement(st, t, s)
+    replacement(st, t, s, rules)
 
 
 @njit(cache=True, nogil=True)
@@ -490,7 +558,7 @@ def self_kong(st: State, t: int, k: int, rules: np.ndarray, table: np.ndarray) -
         st.n_melds[t, s] += 1
         st.any_call[t] = 1
         kong_made(st, t, s, others_in_play(st, t, s), rules[R_CONCEALED], rules)
-        replacement(st, t, s)
+        replacement(st, t, s, rules)
         return
     st.claim_tile[t], st.claim_from[t] = k, s
     n = 0
@@ -525,11 +593,12 @@ def resolve_claims(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> N
             st.hands[t, caller, k] -= 2
             st.meld[t, caller, k] = PONG
             st.phase[t], st.current[t], st.drawn[t], st.after_kong[t] = TURN, caller, -1, 0
+            new_turn(st, t, rules)
         else:
             st.hands[t, caller, k] -= 3
             st.meld[t, caller, k] = KONG
             kong_made(st, t, caller, 1 << src, rules[R_DIRECT], rules)
-            replacement(st, t, caller)
+            replacement(st, t, caller, rules)
         return
     next_draw(st, t, src, rules, table)
 
@@ -586,6 +655,125 @@ def next_void(st: State, t: int, s: int, rules: np.ndarray, table: np.ndarray) -
         next_draw(st, t, dealer, rules, table)
     else:
         st.current[t] = dealer
+
+
+# ------------------------------------------------------------------ items (S17)
+
+
+@njit(cache=True, nogil=True)
+def init_items(st: State, t: int, rules: np.ndarray) -> bool:
+    """Each seat's inventory (S17.1), no uses or knowledge yet, and the items' generator seeded by
+    the hand's wall (so a logged wall replays its draws). With a 乾坤大挪移 holder the hand waits
+    undealt on the first holder from the dealer (phase ``QIANKUN_PHASE``): True; else False."""
+    for s in range(4):
+        for i in range(N_ITEMS):
+            st.inventory[t, s, i] = rules[R_INVENTORY + N_ITEMS * s + i]
+    st.item_uses[t] = 0
+    st.turn_used[t] = 0
+    st.item_pending[t], st.item_given[t], st.swapped[t], st.qk_users[t] = -1, -1, 0, 0
+    st.shunfeng[t] = -1
+    st.qly_part[t] = 0
+    st.qly_wall[t] = -1
+    st.qly_parts[t] = rules[R_QIANLIYAN_PARTS]
+    st.item_rng[t, :] = words_generator(st.wall[t])
+    dealer = st.dealer[t]
+    for i in range(4):
+        seat = (dealer + i) % 4
+        if st.inventory[t, seat, QIANKUN]:
+            st.head[t], st.tail[t], st.drawn[t] = 0, N_TILES, -1
+            st.phase[t], st.current[t] = QIANKUN_PHASE, seat
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def shunfeng_tile(st: State, t: int, seat: int) -> int:
+    """S17.7: the kind ``seat`` heard with 顺风耳 while the knowledge holds (not drawn, not moved), else -1."""
+    i = st.shunfeng[t, seat]
+    if i < st.head[t] or i >= st.tail[t]:
+        return -1
+    return st.wall[t, i]
+
+
+@njit(cache=True, nogil=True)
+def play_item(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """An item action (S17): keep 乾坤大挪移 (PASS), use an item, or an item's follow-up step."""
+    ia = rules[R_ITEM_A]
+    if action == PASS_A:
+        next_qiankun(st, t, rules, table)
+    elif action < ia + N_ITEMS:
+        use_item(st, t, action - ia, rules, table)
+    else:
+        item_step(st, t, action - ia - N_ITEMS, rules)
+
+
+@njit(cache=True, nogil=True)
+def use_item(st: State, t: int, item: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """A seat chooses an item: 乾坤大挪移 before the deal, else its follow-up step or its effect."""
+    s = st.current[t]
+    st.inventory[t, s, item] -= 1
+    st.item_uses[t, s, item] += 1
+    if item == QIANKUN:
+        st.qk_users[t] |= 1 << s
+        next_qiankun(st, t, rules, table)
+        return
+    st.turn_used[t, item] = 1
+    if item == TOUTIAN or item == YIHUA:
+        st.item_pending[t], st.phase[t] = item, GIVE
+    elif item == QIANLIYAN:
+        st.item_pending[t], st.phase[t] = item, NAME
+    else:  # S17.7 顺风耳: the next ordinary draw
+        st.shunfeng[t, s] = st.head[t]
+
+
+@njit(cache=True, nogil=True)
+def next_qiankun(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
+    """The next holder (in turn order from the dealer) decides, or the deal is made (S17.3) and
+    定缺 starts."""
+    dealer = st.dealer[t]
+    for i in range((st.current[t] - dealer) % 4 + 1, 4):
+        seat = (dealer + i) % 4
+        if st.inventory[t, seat, QIANKUN]:
+            st.current[t] = seat
+            return
+    if st.qk_users[t]:
+        qiankun_wall(st.wall[t], dealer, st.qk_users[t], rules[R_QIANKUN_TILES], st.item_rng[t])
+    deal_hands(st, t, rules)
+
+
+@njit(cache=True, nogil=True)
+def item_step(st: State, t: int, choice: int, rules: np.ndarray) -> None:
+    """The follow-up decisions of an item (``choice``: give kind k is k, name kind k is 27 + k):
+    the kind to give (偷天换日, 移花接木), the kind to name (偷天换日, 千里眼); then its effect, and
+    the seat decides again (S17.2)."""
+    s, item, head, tail = st.current[t], st.item_pending[t], st.head[t], st.tail[t]
+    if st.phase[t] == GIVE:
+        if item == TOUTIAN:
+            st.item_given[t], st.phase[t] = choice, NAME
+            return
+        swap(st, t, s, choice, integers(st.item_rng[t], head, tail))  # S17.5
+    else:
+        named = choice - W
+        if item == TOUTIAN:  # S17.4
+            swap(st, t, s, st.item_given[t], nearest(st.wall[t], head, tail, named))
+        else:  # S17.6
+            st.qly_part[t, s, named] = qianliyan_part(st.wall[t], head, tail, named, rules[R_QIANLIYAN_PARTS])
+            st.qly_wall[t, s, named] = tail - head
+    st.item_pending[t], st.item_given[t], st.phase[t] = -1, -1, TURN
+
+
+@njit(cache=True, nogil=True)
+def swap(st: State, t: int, s: int, given: int, i: int) -> None:
+    """The given tile takes wall index i's place; that tile comes to the hand as if drawn, so 胡 is
+    offered as 自摸 on it (S17.8), never as 杠上花; a heard tile that moved is no longer known."""
+    taken = st.wall[t, i]
+    st.wall[t, i] = given
+    st.hands[t, s, given] -= 1
+    st.hands[t, s, taken] += 1
+    for o in range(4):
+        if st.shunfeng[t, o] == i:
+            st.shunfeng[t, o] = -1
+    st.drawn[t], st.swapped[t] = taken, 1
 
 
 # ------------------------------------------------------------------ escape (S16)
@@ -676,10 +864,13 @@ def escape(st: State, t: int, rules: np.ndarray, table: np.ndarray) -> None:
 @njit(cache=True, nogil=True)
 def play(st: State, t: int, action: int, rules: np.ndarray, table: np.ndarray) -> None:
     """Apply one legal action of ``current``."""
-    if action == ESCAPE_A:
+    if action == ESCAPE_A and rules[R_ESCAPE]:  # else it is the first item action (S17)
         escape(st, t, rules, table)
         return
     phase = st.phase[t]
+    if rules[R_ITEMS] and (phase > OVER or action >= rules[R_ITEM_A]):
+        play_item(st, t, action, rules, table)
+        return
     if phase == TURN:
         if action == HU_A:
             self_draw_win(st, t, rules, table)
@@ -736,11 +927,22 @@ def deal(st: State, t: int, dealer: int, rules: np.ndarray, table: np.ndarray) -
     st.due_n[t] = 0
     st.dealer[t] = dealer
     st.next_dealer[t] = dealer
+    if rules[R_ITEMS] and init_items(st, t, rules):  # S17.2: the pre-deal decisions first
+        compute_mask(st, t, rules, table)
+        return
+    deal_hands(st, t, rules)
+    compute_mask(st, t, rules, table)
+
+
+@njit(cache=True, nogil=True)
+def deal_hands(st: State, t: int, rules: np.ndarray) -> None:
+    """13 tiles to each seat from the dealer on, then the dealer's 14th (it counts as drawn:
+    天胡); 定缺 follows."""
+    dealer = st.dealer[t]
     for i in range(4):
         seat = (dealer + i) % 4
         for j in range(13 * i, 13 * i + 13):
             st.hands[t, seat, st.wall[t, j]] += 1
     st.head[t], st.tail[t] = 52, N_TILES
     st.phase[t], st.current[t] = VOID_PHASE, dealer
-    st.drawn[t] = draw_head(st, t, dealer)
-    compute_mask(st, t, rules, table)
+    st.drawn[t] = draw_head(st, t, dealer, rules)

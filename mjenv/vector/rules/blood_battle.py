@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...actions import BLOOD_BATTLE
 from ...config import BloodBattleRules
 from .beans import bankroll_vector
 from .shapes import MELDS, POW5, is_seven_pairs, suit_key, suited_is_wait, suited_regular_bits
@@ -25,7 +26,10 @@ PONG, KONG, ADDKONG, ANKAN = 1, 2, 3, 4
  R_TRANSFER, R_FORCED, R_COEF, R_RAKE) = range(13)
 # S16 escape (the minimums in beans) and B4 balances: the bankroll takes four entries, one per seat.
 R_ESCAPE, R_ESCAPE_QQ, R_FACTOR, R_MIN_PENALTY, R_MIN_COMPENSATION, R_CAP_POINTS, R_BALANCES = range(13, 20)
-R_BANKROLL, R_MIN_BEANS, R_SIZE = 20, 24, 25
+R_BANKROLL, R_MIN_BEANS = 20, 24
+# S17 items: on, the first item action (after ESCAPE), qiankun_tiles, qianliyan_parts, and each
+# seat's inventory at the start of a hand (five counts per seat, in mjenv.config.ITEMS order).
+R_ITEMS, R_ITEM_A, R_QIANKUN_TILES, R_QIANLIYAN_PARTS, R_INVENTORY, R_SIZE = 25, 26, 27, 28, 29, 49
 BONUS_NONE, BONUS_FAN, BONUS_BASE = 0, 1, 2
 
 # WinContext flags, or-ed into one int.
@@ -55,6 +59,12 @@ def rule_vector(r: BloodBattleRules) -> np.ndarray:
     v[R_MIN_COMPENSATION] = r.escape_compensation_floor
     v[R_CAP_POINTS] = r.cap_points
     bankroll_vector(v, r, R_BALANCES, R_BANKROLL, R_MIN_BEANS)
+    if r.items is not None:
+        v[R_ITEMS] = 1
+        v[R_ITEM_A] = BLOOD_BATTLE.with_options(r.escape, True).ITEM
+        v[R_QIANKUN_TILES] = r.qiankun_tiles
+        v[R_QIANLIYAN_PARTS] = r.qianliyan_parts
+        v[R_INVENTORY : R_INVENTORY + 20] = np.array(r.items).reshape(-1)
     return v
 
 
