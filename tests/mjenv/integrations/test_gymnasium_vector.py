@@ -131,7 +131,7 @@ def test_every_table_is_the_aec_engine_seen_from_one_seat(game, options, mode):
 
 
 @pytest.mark.parametrize("game", games.GAME_NAMES)
-def test_record_episode_statistics_is_exact_over_10000_episodes(game):
+def test_record_episode_statistics_is_exact_over_3000_episodes(game):
     """Gymnasium's RecordEpisodeStatistics assumes NEXT_STEP, the default: the return it records
     for each episode is that episode's bean delta of the learning seat, in every one."""
     n = 256
@@ -144,7 +144,7 @@ def test_record_episode_statistics_is_exact_over_10000_episodes(game):
     resetting = np.zeros(n, dtype=bool)
     checked = mismatched = 0
     seats = set()
-    while checked < 10_000:
+    while checked < 3_000:
         m = info["action_mask"]
         obs, rewards, term, trunc, info = env.step((rng.random(m.shape) * m).argmax(axis=1))
         own[~resetting] += rewards[~resetting]

@@ -56,7 +56,7 @@ def escape_rates(name: str, tables: int) -> np.ndarray:
     if name in JOY:
         return np.where(np.arange(tables) % 4 < 2, 0.1, 0.005)  # eager and random tables alike
     return np.full(tables, 0.05 if name == "happy" else 0.03)
-HANDS, SLOW_HANDS = 2000, 20_000
+HANDS, SLOW_HANDS = 700, 20_000  # CI-sized: every ending and every short payment met
 TABLES = 32
 SHORT_KINDS = {  # payments a balance cut short, by the reason of their log line (and the rake)
     "blood_battle": {"win", "not_ready", "kong_refund", "escape", "rake"},
