@@ -26,9 +26,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # action layouts, melds, output paths.
     ("foundations", ("mjenv.tiles", "mjenv.config", "mjenv.games", "mjenv.actions", "mjenv.melds",
                      "mjenv.outputs")),
-    # Pure functions over count arrays, per game; the compiled engine's copies; the package init
-    # (the scoring entry point; the envs are registered by name, not imported).
-    ("rules", ("mjenv.rules.*", "mjenv.vector.rules.*", "mjenv.scoring", "mjenv")),
+    # Pure functions over count arrays, per game; the compiled engine's copies and its copy of numpy's
+    # random streams (seeding: the walls, the items' draws); the package init (the scoring entry
+    # point; the envs are registered by name, not imported).
+    ("rules", ("mjenv.rules.*", "mjenv.vector.rules.*", "mjenv.vector.seeding", "mjenv.scoring", "mjenv")),
     # The game state machines, readable and compiled.
     ("engine", ("mjenv.engine.*", "mjenv.vector.engine.*")),
     # What a seat sees (encoders, their text form) and the replay logs of the engine's events.
