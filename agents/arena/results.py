@@ -14,7 +14,7 @@
 ``escape_rate`` (and ``escapes``), only with the rule option ``escape``
     hands the agent escaped (逃跑), per hand.
 ``items_per_hand`` (and ``item_uses``), only with the rule option ``items``
-    the agent's item uses (道具, S17) per hand, and its uses of each item over the run
+    the agent's item uses (道具, S17 of docs/rules-blood-battle.md) per hand, and its uses of each item over the run
     (item -> count, in :data:`mjenv.config.ITEMS` order; 乾坤大挪移 included).
 ``draw_rate``
     hands that ended in an exhaustive draw (end reason ``draw``: 流局 / 荒庄, the wall ran out) in
