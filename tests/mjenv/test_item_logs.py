@@ -197,3 +197,25 @@ def test_a_one_seat_view_shows_item_results_of_that_seat_only(items_log, tmp_pat
         else:
             assert text.endswith(public), text
         assert frames[i]["table"]["items"][r["actor"]][r["item"]] >= 1
+
+
+def test_a_person_plays_items_in_the_terminal_and_reads_their_results(tmp_path) -> None:
+    """``mjenv play`` with items: a person who always takes the last listed action uses every item
+    it may; the terminal tells its results, and the hand's log verifies."""
+    from mjenv.play import run_play
+
+    out: list[str] = []
+
+    def last_listed(prompt: str) -> str:
+        listing = out[max(i for i, line in enumerate(out) if line == "legal actions:"):]
+        return str(max(int(line.split("]")[0].strip(" [")) for line in listing if line.lstrip().startswith("[")))
+
+    result = run_play(seat=1, opponents="heuristic", seed=3, input_fn=last_listed,
+                      print_fn=lambda *a: out.extend(" ".join(map(str, a)).split("\n")), items=1,
+                      log_path=tmp_path / "hand.jsonl")
+    assert result.finished
+    told = [line for line in out if line.startswith("player_1 uses ")]
+    assert {line.split(":")[0].split(" on ")[0][len("player_1 uses "):] for line in told} == {"顺风耳", "千里眼",
+                                                                                            "移花接木", "偷天换日"}
+    assert all(":" in line for line in told)  # the person's own results, told in full
+    assert len(replay.verify_log(tmp_path / "hand.jsonl").hands) == 1
