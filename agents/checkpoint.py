@@ -41,7 +41,7 @@ CHECKPOINT_FORMAT = "mjenv.ppo/1"
 ARCH_BOUNDS: dict[str, tuple[int, int]] = {"obs_planes": (1, 1024), "channels": (1, 512), "blocks": (1, 32),
                                             "state_planes": (0, 1024)}
 """Inclusive bounds of the integer ``arch`` fields: at the top, about 60 M parameters (240 MB) per trunk."""
-ARCH_FLAGS = ("lookahead", "escape")
+ARCH_FLAGS = ("lookahead", "escape", "items")
 """The boolean ``arch`` fields (``game`` is the only other one)."""
 CHECKSUM_KEY = "sha256"
 """The checksum of the tensors (:func:`tensor_checksum`)."""
@@ -166,8 +166,8 @@ def check_arch(path: Path, arch: Any) -> dict[str, Any]:
     if not isinstance(arch, dict):
         raise CheckpointError(f"{path}: 'arch' must be a mapping, got {type(arch).__name__}")
     # Checkpoints written before Joy Mahjong existed have no "game" in their arch: all are blood battle.
-    # Those written before the escape option have no "escape": none has its logit.
-    arch = {"game": "blood_battle", "escape": False, **arch}
+    # Those written before the escape option have no "escape", before items no "items": none has their logits.
+    arch = {"game": "blood_battle", "escape": False, "items": False, **arch}
     known = (*ARCH_BOUNDS, *ARCH_FLAGS, "game")
     unknown = sorted(str(k) for k in arch if k not in known)
     missing = [k for k in known if k not in arch]
@@ -182,6 +182,8 @@ def check_arch(path: Path, arch: Any) -> dict[str, Any]:
             raise CheckpointError(f"{path}: arch {name} must be true or false, got {arch[name]!r}")
     if arch["game"] not in GAME_NAMES:
         raise CheckpointError(f"{path}: arch game must be one of {sorted(GAME_NAMES)}, got {arch['game']!r}")
+    if arch["items"] and arch["game"] != "blood_battle":  # S17 of docs/rules-blood-battle.md: blood battle only
+        raise CheckpointError(f"{path}: arch items needs game blood_battle, got {arch['game']!r}")
     return arch
 
 

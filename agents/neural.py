@@ -14,6 +14,10 @@ like a neighbour of 1p; honours have no neighbours (their group sees only its ow
                                                               │     (吃 × 3 for Joy, 碰, 直杠, 胡, 抢杠胡, 过)
                                                               ├─ pooled per suit → linear → 1 logit
                                                               │     per suit (定缺 of that suit; blood battle)
+                                                              ├─ pooled → linear → 1 logit (ESCAPE; option)
+                                                              ├─ pooled → linear → 5 item logits, and
+                                                              │     per-tile linear → 2 logits per kind
+                                                              │     (give k, name k; option items)
                                                               └─ pooled → MLP → value
     residual block: x + conv(ReLU(conv(x))) + Linear(mean over the tiles)  then ReLU
 
@@ -37,6 +41,11 @@ distance to a win and 受入 after each discard and call; no rules needed).
 observation stacked on ``env.state()`` (P + 134 planes: every hand and the wall) and gives the
 value; the policy trunk then has no value head of its own. The agent never uses it.
 
+**Rule options** (``escape=True``, ``items=True``): the network of an env with ESCAPE or the item
+actions (S16, S17 of docs/rules-blood-battle.md) has their logits, in the env layout's order
+(:meth:`mjenv.actions.ActionLayout.with_options`), so ``n_actions`` is that layout's ``n``; a
+network trained without them reads the default part of such an env and never uses them.
+
 **Masked logits**: illegal actions get ``-1e9`` before any softmax or argmax, so they have
 probability 0 and are never chosen.
 
@@ -58,7 +67,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, ActionLayout
+from mjenv.actions import BLOOD_BATTLE, JOY_MAHJONG, N_ITEMS, ActionLayout
 from mjenv.config import BloodBattleRules
 from mjenv.encoding import BloodBattleObserver, JoyMahjongObserver
 
@@ -171,17 +180,21 @@ class PolicyValueNet(nn.Module):
 
     def __init__(self, obs_planes: int = 73, channels: int = 64, blocks: int = 3, state_planes: int = 0,
                  lookahead: bool = False, game: str = "blood_battle", escape: bool = False,
-                 generator: torch.Generator | None = None, rules: BloodBattleRules | None = None) -> None:
+                 generator: torch.Generator | None = None, rules: BloodBattleRules | None = None,
+                 items: bool = False) -> None:
         super().__init__()
         if game not in LAYOUTS:
             raise ValueError(f"unknown game {game!r}; choose one of {sorted(LAYOUTS)}")
+        if items and game != "blood_battle":
+            raise ValueError(f"items are a rule option of the blood battle only, not of {game!r}")
         for name, value in (("obs_planes", obs_planes), ("channels", channels), ("blocks", blocks),
                             ("state_planes", state_planes)):
             problem = arch_bound_problem(name, value)
             if problem:
                 raise ValueError(f"network {problem}")
         self.arch = {"obs_planes": obs_planes, "channels": channels, "blocks": blocks,
-                     "state_planes": state_planes, "lookahead": lookahead, "game": game, "escape": escape}
+                     "state_planes": state_planes, "lookahead": lookahead, "game": game, "escape": escape,
+                     "items": items}
         self.layout = layout = LAYOUTS[game]
         self.kinds = layout.n_kinds
         self.has_void = layout.VOID >= 0
@@ -200,7 +213,12 @@ class PolicyValueNet(nn.Module):
         self.escape = escape
         if escape:
             self.escape_logit = nn.Linear(2 * channels, 1)
-        self.n_actions = layout.n + escape
+        # The rule option items' actions after ESCAPE (S17): use item i, then give / name kind k.
+        self.items = items
+        if items:
+            self.item_logits = nn.Linear(2 * channels, N_ITEMS)
+            self.item_tile_logits = nn.Linear(channels, 2)
+        self.n_actions = layout.with_options(escape, items).n
         self.oracle = state_planes > 0
         if self.oracle:
             self.critic_trunk = _Trunk(in_planes + state_planes, channels, blocks)
@@ -217,6 +235,7 @@ class PolicyValueNet(nn.Module):
         # A near-uniform initial policy and a near-zero initial value.
         heads = [self.tile_logits, self.fixed_logits, self.value_head.mlp[-1]]
         heads += ([self.void_logit] if self.has_void else []) + ([self.escape_logit] if self.escape else [])
+        heads += [self.item_logits, self.item_tile_logits] if self.items else []
         for m in heads:
             nn.init.normal_(m.weight, std=0.01, generator=generator)
 
@@ -240,6 +259,9 @@ class PolicyValueNet(nn.Module):
             parts.append(self.void_logit(torch.cat([suits.mean(dim=2), suits.amax(dim=2)], dim=2)).squeeze(-1))
         if self.escape:
             parts.append(self.escape_logit(pooled))
+        if self.items:  # [use item i | give k | name k]
+            per_tile = self.item_tile_logits(_tiles(h, self.kinds)).transpose(1, 2).reshape(n, 2 * self.kinds)
+            parts += [self.item_logits(pooled), per_tile]
         return torch.cat(parts, dim=1).masked_fill(~mask, MASKED)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
@@ -326,7 +348,7 @@ class NeuralPolicy:
                              f"{np.shape(observations)[1]}: the env's encoder differs from the one it was trained on")
         if masks.shape[1] != n_actions:
             raise ValueError(f"policy {self.name!r} was trained with {n_actions} actions, got masks of "
-                             f"{masks.shape[1]}: its env had other rule options (escape)")
+                             f"{masks.shape[1]}: its env had other rule options (escape, items)")
         if not masks.any(axis=1).all():
             raise ValueError("an action mask in the batch has no legal action")
         return observations, masks

@@ -122,10 +122,6 @@ class MahjongAECEnv(AECEnv):
         self.observation_dtype, self.match_hands = spec.observation_dtype, spec.match_hands
         self.render_mode, self.tile_style = render_mode, tile_style
         self.log_path = _checked_log_path(log_path)
-        if log_path is not None and getattr(spec.rules, "items", None) is not None:
-            # S17 of docs/rules-blood-battle.md: mjenv.replay does not verify item lines yet
-            raise ValueError("log_path with the rule option items: replay logs do not record items yet; "
-                             "leave log_path out")
         self._log_actions: list[tuple[int, int, int, dict[str, Any]]] | None = None
         """(seat, action, events before, analysis) of each decision of the hand being logged."""
         self._log_note: dict[str, Any] = {}  # analysis of the next decision (log_decision)

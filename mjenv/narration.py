@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import tiles
-from .actions import ActionLayout
+from .actions import ITEM_NAMES_ZH, ActionLayout
+from .config import ITEMS
 from .engine.core import GameCore
 from .replay import GAME, GAMES
 
@@ -22,12 +23,14 @@ def game_of(engine: GameCore) -> str:
 
 def describe_action(rec: dict[str, Any], layout: ActionLayout) -> str | None:
     """A claim-window answer (吃/碰/杠/胡/抢杠胡/过) for people; None for actions that show as
-    their events (discards, kongs of one's own turn, 定缺)."""
+    their events (discards, kongs of one's own turn, 定缺, the items of one's turn); with items,
+    the pre-deal choice to use 乾坤大挪移 (keeping it is 过, S17.2)."""
     a = rec["action"]
+    if a == layout.ITEM >= 0:
+        return f"player_{rec['actor']} -> {layout.name_zh(a)}"
     if 2 * layout.n_kinds <= a < layout.n and not (layout.VOID >= 0 and a >= layout.VOID) and a != layout.ESCAPE:
         return f"player_{rec['actor']} -> {layout.name_zh(a)}"
     return None
-
 
 
 def _tile(pai: str, style: str) -> str:
@@ -98,6 +101,10 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
             owed = f" (owed {ev['penalty_owed']})" if "penalty_owed" in ev else ""
             text += f", 扣豆 {ev['penalty']} beans to no one{owed}"
         return text
+    if t == "qiankun_deal":
+        return "乾坤大挪移: " + ", ".join(f"player_{s}" for s in ev["users"]) + " dealt many tiles of one suit"
+    if t == "item":
+        return _item_text(ev, style, hidden)
     if t == "tsumo":
         what = "摸牌" if hidden else f"摸 {_tile(ev['pai'], style)}"
         return f"{who} {what}" + ((" (补牌)" if joy else " (杠后补牌)") if ev.get("replacement") else "")
@@ -127,3 +134,18 @@ def describe_event(ev: dict[str, Any], style: str = "zh", viewer: int | None = N
         held = f"; balances {ev['balances']}" if "balances" in ev else ""
         return f"hand over: {how}; beans {ev['beans']}{held}"
     return None
+
+
+def _item_text(ev: dict[str, Any], style: str, hidden: bool) -> str:
+    """An item's use (public) and its result (its user's only, S17.10)."""
+    who, item = f"player_{ev['actor']}", ev["item"]
+    text = f"{who} uses {ITEM_NAMES_ZH[ITEMS.index(item)]}"
+    if hidden:
+        return text
+    if item == "shunfeng":
+        return f"{text}: the next draw is {_tile(ev['seen'], style)}"
+    if item == "qianliyan":
+        where = ("none in the live wall" if ev["part"] < 0
+                 else f"the nearest in part {ev['part']} of the live wall (0: the draw end)")
+        return f"{text} on {_tile(ev['kind'], style)}: {where}, {ev['wall']} tiles"
+    return f"{text}: gives {_tile(ev['give'], style)}, takes {_tile(ev['take'], style)} from the wall"

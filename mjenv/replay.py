@@ -40,6 +40,20 @@ the escape is an action (``"name": "escape"``) followed by its event, then what 
     {"type": "pay", "from": 2, "to": 0, "points": 24, "beans": 24, "reason": "escape"}
     {"type": "end_hand", "reason": "escape", "beans": [...]}      # when the escape ends the hand
 
+With the rule option ``items`` (S17) the header's options hold the item fields; a seat's use of an
+item is its ``action`` lines (``item toutian``, then ``give 5m``, ``name 3p``), followed by the use
+and its private result: the tile given, the tile taken and the wall index they swapped (偷天换日,
+移花接木), the kind named with its part of the live wall (-1: none there) and that wall's length
+(千里眼), the next draw's tile (顺风耳). The 乾坤大挪移 deal, once every holder has decided, is a
+``qiankun_deal`` line with its users and the wall then dealt (``start_hand`` keeps the wall of the
+seed). Re-simulation checks every result, so an edited one is a mismatch::
+
+    {"type": "qiankun_deal", "users": [0, 2], "wall": [<108 kinds, head first>]}
+    {"type": "item", "actor": 1, "item": "toutian", "give": "1m", "take": "5p", "index": 95}
+    {"type": "item", "actor": 1, "item": "yihua", "give": "9m", "take": "1m", "index": 95}
+    {"type": "item", "actor": 3, "item": "qianliyan", "kind": "4s", "part": 0, "wall": 37}
+    {"type": "item", "actor": 2, "item": "shunfeng", "seen": "8p"}
+
 With ``bankroll`` (B4) ``start_hand`` and ``end_hand`` carry the seats' ``balances``, and a payment
 cut short by a balance says what was ``owed`` (``penalty_owed`` for 扣豆); the first hand's
 balances must be the bankroll, and a hand that follows its predecessor in the log must start from
@@ -186,6 +200,20 @@ def _is_str_list(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
+def _is_seats(v: Any) -> bool:
+    return isinstance(v, list) and all(_is_seat(x) for x in v)
+
+
+ITEM_FIELDS: dict[str, tuple[str, ...]] = {
+    "toutian": ("give", "take", "index"), "yihua": ("give", "take", "index"),
+    "qianliyan": ("kind", "part", "wall"), "shunfeng": ("seen",)}
+"""S17: an ``item`` line's item -> its result fields (乾坤大挪移 shows as its ``qiankun_deal``)."""
+
+
+def _is_item(v: Any) -> bool:
+    return isinstance(v, str) and v in ITEM_FIELDS
+
+
 _PAI = frozenset(tiles.name(k) for k in range(tiles.N_SUIT_KINDS))
 _JOY_PAI = frozenset(tiles.name(k) for k in range(tiles.N_KINDS))
 _FLOWER = frozenset(tiles.name(k) for k in range(tiles.N_KINDS, tiles.N_KINDS + tiles.N_FLOWERS))
@@ -242,10 +270,16 @@ def _schema(tile: Field) -> Schema:
 
 
 # type -> (required fields, optional fields); each field: (check, what it should be).
+_SUITED: Field = (_is_pai, "a suited tile such as '5m'")
 SCHEMA: Schema = {
-    **_schema((_is_pai, "a suited tile such as '5m'")),
+    **_schema(_SUITED),
     "dingque": ({"actor": (_is_seat, "a seat 0-3"), "suit": (_is_suit, "one of 'm', 'p', 's'")}, {}),
     "dingque_reveal": ({"voids": (_is_voids, "four suits")}, {}),
+    # S17, rule option items: the 乾坤大挪移 deal, then an item's use and its private result
+    "qiankun_deal": ({"users": (_is_seats, "a list of seats"), "wall": (_is_int_list, "a list of ints")}, {}),
+    "item": ({"actor": (_is_seat, "a seat 0-3"), "item": (_is_item, f"one of {', '.join(ITEM_FIELDS)}")},
+             {"seen": _SUITED, "kind": _SUITED, "part": (_is_int, "an int"), "wall": (_is_int, "an int"),
+              "give": _SUITED, "take": _SUITED, "index": (_is_int, "an int")}),
 }
 """The blood battle's line types."""
 
@@ -338,6 +372,9 @@ def _check_record(path: PathLike, n: int, record: Any, schema: Schema = SCHEMA) 
             raise LogFormatError(path, n, f"{kind}: 'probs' needs 'legal' of the same length (one probability "
                                           f"per legal action), got {len(record['probs'])} probs and "
                                           f"{len(record.get('legal', ()))} legal actions")
+    if kind == "item" and set(record) - set(required) - {"type"} != set(ITEM_FIELDS[record["item"]]):
+        raise LogFormatError(path, n, f"item: a {record['item']} line has the fields "
+                                      f"{list(ITEM_FIELDS[record['item']])} besides actor and item")
     return record
 
 

@@ -60,10 +60,7 @@ class TableView:
         self.joy = joy
         self.dealer = dealer
         self.prevailing = start.get("prevailing_wind")
-        self.hands: list[list[int]] = [[0] * (tiles.N_KINDS + tiles.N_FLOWERS) for _ in range(4)]
-        for i in range(4):  # the deal of GameCore._deal_hands: 13 each from the dealer on
-            for k in wall[13 * i: 13 * i + 13]:
-                self.hands[(dealer + i) % 4][k] += 1
+        self._deal(wall)
         if joy and wall[52] >= tiles.N_KINDS:  # the dealer's 14th is a flower: set aside by a hua event
             self.hands[dealer][wall[52]] += 1
         self.wall = len(wall) - 52 - (1 if joy and wall[52] >= tiles.N_KINDS else 0)
@@ -83,6 +80,20 @@ class TableView:
         self.bird_seat: int | None = None
         self.claim: list[int] | None = None  # [tile, seat] on the table: a discard or an added-kong tile
         self._robbable: list[int] | None = None  # [tile, seat, where]: the next 胡 on another's tile takes it
+        self.item_uses: list[dict[str, int]] | None = None  # S17: each seat's uses (public), once one is made
+
+    def _deal(self, wall: list[int]) -> None:
+        """The deal of GameCore._deal_hands: 13 each from the dealer on."""
+        self.hands: list[list[int]] = [[0] * (tiles.N_KINDS + tiles.N_FLOWERS) for _ in range(4)]
+        for i in range(4):
+            for k in wall[13 * i: 13 * i + 13]:
+                self.hands[(self.dealer + i) % 4][k] += 1
+
+    def _use(self, seat: int, item: str) -> None:
+        """S17.10: a use of ``item`` by ``seat``, public."""
+        if self.item_uses is None:
+            self.item_uses = [{} for _ in range(4)]
+        self.item_uses[seat][item] = self.item_uses[seat].get(item, 0) + 1
 
     def apply(self, ev: dict[str, Any]) -> None:
         """Update the table with one logged event."""
@@ -131,6 +142,17 @@ class TableView:
                 if m[0] == "pong" and m[1] == k:
                     m[0] = "addkong"
             self.claim = self._robbable = None
+        elif t == "qiankun_deal":  # S17.3: the hands are dealt from the new wall
+            self._deal(ev["wall"])
+            for user in ev["users"]:
+                self._use(user, "qiankun")
+        elif t == "item":
+            self._use(s, ev["item"])
+            if "give" in ev:  # a swap: the tile taken counts as drawn (S17.8)
+                give, take = tiles.parse_tile(ev["give"]), tiles.parse_tile(ev["take"])
+                self.hands[s][give] -= 1
+                self.hands[s][take] += 1
+                self.drawn[s] = take
         elif t == "dingque":
             self.voids[s] = tiles.SUITS.index(ev["suit"])
         elif t == "dingque_reveal":
@@ -173,6 +195,8 @@ class TableView:
                 "won": [list(w) for w in self.won_tiles], "claim": self.claim}
         if any(self.escaped):
             snap["escaped"] = list(self.escaped)
+        if self.item_uses is not None:
+            snap["items"] = [dict(u) for u in self.item_uses]
         if self.start_balances is not None:
             snap["balances"] = [b + d for b, d in zip(self.start_balances, self.beans)]
         if self.joy:
@@ -203,7 +227,7 @@ def hand_data(hand: LoggedHand) -> dict[str, Any]:
     """The page's data of one verified hand: its header and one frame per log line."""
     h = hand.header.record
     game = h["game"]
-    layout = GAMES[game].layout.with_escape(h["options"].get("escape", False))
+    layout = GAMES[game].layout.with_options(h["options"].get("escape", False), "items" in h["options"])
     start = hand.lines[0].record
     view = TableView(start, joy=game == "joy_mahjong")
     frames, wins, pays = [], [], []

@@ -465,7 +465,8 @@ def new_learner(cfg: TrainConfig, probe: Any, device: torch.device, fine_tune: b
     net = PolicyValueNet(probe.observer.planes, cfg.channels, cfg.blocks,
                          probe.observer.state_planes if cfg.oracle_critic else 0, cfg.lookahead, cfg.game,
                          probe.rules.escape, generator=torch.Generator().manual_seed(cfg.seed),
-                         rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None).to(device)
+                         rules=probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None,
+                         items=getattr(probe.rules, "items", None) is not None).to(device)
     learner = Learner(net, torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5),
                       OpponentPool(cfg.pool_size, cfg.pfsp_power))
     if fine_tune and cfg.init_policy:

@@ -136,7 +136,8 @@ class RolloutWorker:
         self.n_actions = int(probe.action_space(self.agents[0]).n)
         state_planes = probe.observer.state_planes if cfg.oracle_critic else 0
         self.arch = {"obs_planes": probe.observer.planes, "channels": cfg.channels, "blocks": cfg.blocks,
-                     "lookahead": cfg.lookahead, "game": cfg.game, "escape": probe.rules.escape}
+                     "lookahead": cfg.lookahead, "game": cfg.game, "escape": probe.rules.escape,
+                     "items": getattr(probe.rules, "items", None) is not None}
         # The blood battle's look-ahead planes value waits with this env's rules (Joy's need none).
         self.rules = probe.rules if cfg.lookahead and cfg.game == "blood_battle" else None
         self.net = PolicyValueNet(**self.arch, state_planes=state_planes, rules=self.rules).eval()

@@ -59,7 +59,8 @@ def play_hand(raw: Any, policies: Sequence[Any], seats: tuple[int, ...], seed: i
     wins = tuple((w.seat, w.source, getattr(w.score, "total_fan", None), getattr(w.score, "capped_fan", None))
                  for w in game.wins)
     return HandRecord(deal, rotation, seats, digest, game.dealer, tuple(int(b) for b in game.beans),
-                      wins, game.end_reason, tuple(s for s in range(N_SEATS) if game.escaped[s]))
+                      wins, game.end_reason, tuple(s for s in range(N_SEATS) if game.escaped[s]),
+                      tuple(map(tuple, game.item_uses)) if getattr(game, "items", False) else ())
 
 
 def play_deals(game: str, agent_specs: Sequence[Any], env_options: dict[str, Any], seed: int,

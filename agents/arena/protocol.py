@@ -42,6 +42,10 @@ class HandRecord(NamedTuple):
     end_reason: str
     escaped: tuple[int, ...] = ()
     """Seats that escaped (逃跑, rule option ``escape``), in seat order."""
+    item_uses: tuple[tuple[int, ...], ...] = ()
+    """Per seat, its uses of each item this hand (rule option ``items``, S17 of
+    docs/rules-blood-battle.md; items in
+    :data:`mjenv.config.ITEMS` order); empty without the option."""
 
 
 class PolicyOutputError(ValueError):

@@ -13,6 +13,9 @@
     blood battle one seat can deal in more than once a hand.
 ``escape_rate`` (and ``escapes``), only with the rule option ``escape``
     hands the agent escaped (逃跑), per hand.
+``items_per_hand`` (and ``item_uses``), only with the rule option ``items``
+    the agent's item uses (道具, S17 of docs/rules-blood-battle.md) per hand, and its uses of each item over the run
+    (item -> count, in :data:`mjenv.config.ITEMS` order; 乾坤大挪移 included).
 ``draw_rate``
     hands that ended in an exhaustive draw (end reason ``draw``: 流局 / 荒庄, the wall ran out) in
     which the agent had not won; the table's ``流局`` column. Drawing a tile is never counted.
@@ -44,6 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mjenv import games
+from mjenv.config import ITEMS
 from mjenv.outputs import atomic_write
 
 from .levels import level_legend, level_title
@@ -139,12 +143,15 @@ class ArenaResult:
         out: dict[str, dict[str, Any]] = {}
         for a, label in enumerate(self.labels):
             seat_hands = wins = self_draws = deal_ins = draws = escapes = 0
+            uses = np.zeros(len(ITEMS), dtype=np.int64)
             fans: list[int] = []
             capped: list[int] = []
             for rec in self.records:
                 mine = [s for s, agent in enumerate(rec.lineup) if agent == a]
                 seat_hands += len(mine)
                 escapes += sum(1 for s in rec.escaped if s in mine)
+                for s in mine if rec.item_uses else ():
+                    uses += rec.item_uses[s]
                 winners = set()
                 for seat, source, fan, cap in rec.wins:
                     if seat in mine:
@@ -185,6 +192,9 @@ class ArenaResult:
             }
             if self.rules.get("escape"):  # absent otherwise, as the option's rule fields are
                 out[label].update(escapes=escapes, escape_rate=escapes / seat_hands)
+            if self.rules.get("items") is not None:
+                out[label].update(item_uses=dict(zip(ITEMS, uses.tolist())),
+                                  items_per_hand=int(uses.sum()) / seat_hands)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -231,22 +241,26 @@ class ArenaResult:
                 f"{self.backend} backend · {self.elapsed_s:.1f} s")
         w = max(len(label) for label in self.labels)
         escape = bool(self.rules.get("escape"))  # the column only where agents may escape
+        items = self.rules.get("items") is not None  # and where they hold items
         cols = (f"{'agent':<{w}}  seats  {'beans/hand ± 95% CI (t)':>24}  {'win':>6}  {'deal-in':>7}  "
-                f"{'tsumo':>6}  {'流局':>4}  " + f"{'escape':>6}  " * escape + f"{'fan':>5}  {'cumulative':>11}  level")
+                f"{'tsumo':>6}  {'流局':>4}  " + f"{'escape':>6}  " * escape + f"{'items':>5}  " * items
+                + f"{'fan':>5}  {'cumulative':>11}  level")
         lines = [head, cols, "-" * len(cols)]
         for label, s in st.items():
             fan = f"{s['mean_fan']:.2f}" if s["mean_fan"] is not None else "-"
             ci = f"{s['mean_beans']:+.2f} ± {s['ci_halfwidth']:.2f}"
             escaped = f"{s['escape_rate']:>6.1%}  " if escape else ""
+            used = f"{s['items_per_hand']:>5.2f}  " if items else ""
             lines.append(
                 f"{label:<{w}}  {s['seats']:>5}  {ci:>24}  {s['win_rate']:>6.1%}  {s['deal_in_rate']:>7.1%}  "
-                f"{s['self_draw_rate']:>6.1%}  {s['draw_rate']:>6.1%}  {escaped}{fan:>5}  "
+                f"{s['self_draw_rate']:>6.1%}  {s['draw_rate']:>6.1%}  {escaped}{used}{fan:>5}  "
                 f"{s['cumulative_beans']:>+11.0f}  {s['level']}"
             )
         lines.append(f"rates are per hand of one seat; CI: Student t over {self.deals} duplicate sets")
         lines.append("win: hands won · deal-in: wins on the agent's discard (or robbed kong) · tsumo: self-drawn "
                      "wins · 流局: exhaustive draws (the wall ran out) the agent had not won"
-                     + " · escape: hands the agent escaped (逃跑)" * escape)
+                     + " · escape: hands the agent escaped (逃跑)" * escape
+                     + " · items: item uses (道具) per hand" * items)
         lines.append("cumulative: beans of one seat over all hands · " + level_legend(self.game))
         return "\n".join(lines)
 

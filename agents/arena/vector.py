@@ -106,7 +106,8 @@ class _DealBatch:
             for t in finished.tolist():
                 records[t] = HandRecord(int(self.deal[t]), int(self.rotation[t]), tuple(self.agent_at[t].tolist()),
                                         digests[t], int(dealer[t]), tuple(info["beans"][t].tolist()),
-                                        self._wins(info, t), str(info["end_reason"][t]), self._escaped(info, t))
+                                        self._wins(info, t), str(info["end_reason"][t]), self._escaped(info, t),
+                                        self._item_uses(info, t))
                 if self.logs is not None:
                     self.logs.add(int(self.deal[t]), int(self.rotation[t]), venv.backend.hand_logs.pop(t),
                                   [self.names[a] for a in self.agent_at[t]])
@@ -154,6 +155,11 @@ class _DealBatch:
     def _escaped(info: dict[str, Any], t: int) -> tuple[int, ...]:
         """The seats of table ``t`` that escaped (none without the rule option ``escape``)."""
         return tuple(np.flatnonzero(info["escaped"][t]).tolist()) if "escaped" in info else ()
+
+    @staticmethod
+    def _item_uses(info: dict[str, Any], t: int) -> tuple[tuple[int, ...], ...]:
+        """Each seat's uses of each item in table ``t``'s hand (none without the rule option ``items``)."""
+        return tuple(map(tuple, info["item_uses"][t].tolist())) if "item_uses" in info else ()
 
     def _wins(self, info: dict[str, Any], t: int) -> tuple[tuple[int, int | None, int | None, int | None], ...]:
         """(seat, source, total_fan, capped_fan) per win of table ``t``'s finished hand, in order."""

@@ -36,8 +36,9 @@ Episode end            ``terminated[i]`` (never truncated); the info holds the t
                        ``beans`` int64 ``(N, 4)``, ``end_reason``, ``won``, ``skipped_hands``
                        (with ``_`` masks); in ``SAME_STEP`` under ``final_info``, with
                        ``final_obs``; with the rule options, the last hand's ``escaped``
-                       ``(N, 4)``, ``penalty`` (blood battle's 扣豆) and ``balances`` ``(N, 4)`` as
-                       in :mod:`mjenv.vector`, and with ``bankroll`` ``skipped_beans`` ``(N, 4)``
+                       ``(N, 4)``, ``penalty`` (blood battle's 扣豆), ``balances`` ``(N, 4)`` and
+                       ``item_uses`` ``(N, 4, 5)`` (items, S17) as in :mod:`mjenv.vector`, and
+                       with ``bankroll`` ``skipped_beans`` ``(N, 4)``
 =====================  ======================================================================
 
 **Autoreset.** ``NEXT_STEP`` (default): the step that ends table ``i``'s episode returns the
@@ -108,7 +109,8 @@ from .opponents import N_OPPONENTS, Lineups
 __all__ = ["SingleSeatEnv", "SingleSeatVectorEnv"]
 
 _AUTORESET_NAMES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
-_INFO_FIELDS = ("beans", "end_reason", "won", "skipped_hands", "skipped_beans", "escaped", "penalty", "balances")
+_INFO_FIELDS = ("beans", "end_reason", "won", "skipped_hands", "skipped_beans", "escaped", "penalty", "balances",
+                "item_uses")
 """The finished episodes' fields in the info (the last four with the rule options only)."""
 
 
@@ -268,7 +270,7 @@ class SingleSeatVectorEnv(VectorEnv):
     def _add(info: dict[str, Any], final: dict[str, Any], terminated: np.ndarray) -> None:
         """The finished episodes' fields, each with Gymnasium's ``_`` mask."""
         for key in _INFO_FIELDS:
-            if key in final:  # the last four with the rule options only
+            if key in final:  # the last five with the rule options only
                 info[key], info[f"_{key}"] = final[key], terminated.copy()
         info["seat"] = np.where(terminated, final["seat"], info.get("seat", 0))  # the finished episode's
         info["_seat"] = info.get("_seat", terminated).copy()

@@ -25,7 +25,7 @@ Done                   the table's hand (or match) ended; the returned observati
 Infos                  a list of ``N`` dicts, empty but at a table whose episode ended:
                        ``terminal_observation``, ``TimeLimit.truncated`` (False), ``beans`` int64
                        ``(4,)``, ``seat``, ``end_reason``, ``won``, ``skipped_hands``; with the
-                       rule options ``escaped``, ``penalty``, ``balances`` and ``skipped_beans``
+                       rule options ``escaped``, ``penalty``, ``balances``, ``item_uses`` and ``skipped_beans``
                        (``SingleSeatVectorEnv``'s); and ``illegal_action`` (True) where the
                        learner's action was illegal
 Seeding                ``seed(s)`` then ``reset()``: table ``i`` deals the AEC env's
@@ -62,8 +62,8 @@ from .opponents import FrozenNetwork
 __all__ = ["FrozenPolicy", "MahjongVecEnv", "SelfPlayCallback", "frozen_policy", "make_vec_env"]
 
 _FINAL_KEYS = ("beans", "end_reason", "won", "skipped_hands")
-_OPTION_KEYS = ("skipped_beans", "escaped", "penalty", "balances")
-"""Final-info fields of the rule options (bankroll, escape), present only with them."""
+_OPTION_KEYS = ("skipped_beans", "escaped", "penalty", "balances", "item_uses")
+"""Final-info fields of the rule options (bankroll, escape, items), present only with them."""
 
 
 def make_vec_env(game: str, num_envs: int, *, opponents: Any = "random", seat: int | str = 0,

@@ -7,7 +7,7 @@ the batched API where numba cannot.
 ``hand_result`` gives every field of the game's compiled backend, with the same values: the fields
 every backend shares (``end_reason``, ``won``, and with the rule options ``escaped`` and
 ``balances``) and the game's win details (:data:`WIN_FIELDS`: blood battle ``win_from``, ``fan``,
-``win_order`` and ``penalty``; Joy Mahjong ``winner``, ``win_tile``, ``fan``, ``X``, the bird ...),
+``win_order``, ``penalty`` and ``item_uses``; Joy Mahjong ``winner``, ``win_tile``, ``fan``, ``X``, the bird ...),
 read from each game's ``wins`` and events.
 
 Replay logs: after :meth:`ReferenceBackend.keep_logs`, every hand a table finishes leaves its
@@ -32,7 +32,9 @@ def blood_battle_wins(games: Sequence[GameCore], rules: Any) -> dict[str, np.nda
     """The blood-battle backend's win fields (:meth:`BloodBattleBackend.hand_result`), int64
     ``(len, 4)``: ``win_from`` (-1: self-drawn or no win), ``fan`` (total, before the cap),
     ``win_order`` (1, 2, 3 in the order the wins were scored; 0: no win); with ``escape``, the
-    扣豆 each seat paid, ``penalty`` (S16.1: the escape events' ``penalty``)."""
+    扣豆 each seat paid, ``penalty`` (S16.1: the escape events' ``penalty``); with ``items``, each
+    seat's uses of each item, ``item_uses`` int64 ``(len, 4, 5)`` (S17, items in
+    :data:`mjenv.config.ITEMS` order)."""
     n = len(games)
     win_from = np.full((n, N_SEATS), -1, np.int64)
     fan, order = np.zeros((n, N_SEATS), np.int64), np.zeros((n, N_SEATS), np.int64)
@@ -48,6 +50,8 @@ def blood_battle_wins(games: Sequence[GameCore], rules: Any) -> dict[str, np.nda
                 if e["type"] == "escape":
                     penalty[j, e["actor"]] += e.get("penalty", 0)
         out["penalty"] = penalty
+    if rules.items is not None:
+        out["item_uses"] = np.array([g.item_uses for g in games], dtype=np.int64).reshape(n, N_SEATS, -1)
     return out
 
 
@@ -90,8 +94,6 @@ class ReferenceBackend(SpecBackend):
 
     def keep_logs(self) -> None:
         """Keep the replay log of every hand dealt from now on (see the module docstring)."""
-        if getattr(self.rules, "items", None) is not None:  # S17: as the AEC env's log_path
-            raise ValueError("replay logs with the rule option items: they do not record items yet")
         self._decisions = [[] for _ in range(self.num_envs)]
         self._notes = [{} for _ in range(self.num_envs)]
 

@@ -33,7 +33,8 @@ Final                  on a step where episodes end, else ``{}``: ``_final`` boo
                        valid where it is set, ``beans`` ``(N, 4)``, ``end_reason``, ``won``,
                        ``seat``, ``skipped_hands``, ``final_obs`` (the learner's last view, a
                        buffer the next ending overwrites); with the rule options ``escaped``,
-                       ``penalty``, ``balances``, and with ``bankroll`` ``skipped_beans``
+                       ``penalty``, ``balances``, ``item_uses`` (the last hand's), and with
+                       ``bankroll`` ``skipped_beans``
 =====================  ======================================================================
 
 **Skipped hands.** A hand can end before the learner is asked (a win on the dealer's first
@@ -73,8 +74,8 @@ SEAT_SALT = 0x5EA7
 """The salt of the per-episode seat draw (``seat="random"``)."""
 MAX_SKIPPED = 1000  # hands in a row that end before the learning seat acts: surely a bug
 FINAL_FIELDS = ("beans", "end_reason", "won", "seat", "skipped_hands", "skipped_beans", "escaped", "penalty",
-                "balances")
-"""The fields of a finished episode, in this order (the last four with the rule options only)."""
+                "balances", "item_uses")
+"""The fields of a finished episode, in this order (the last five with the rule options only)."""
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -309,7 +310,7 @@ class SingleSeatView:
         if "won" in info:
             final["won"][real] = info["won"][real]
         final["skipped_hands"][real] = self._skipped[real]
-        for key in ("escaped", "penalty", "balances"):  # with the rule options escape and bankroll
+        for key in ("escaped", "penalty", "balances", "item_uses"):  # with the rule options escape, bankroll, items
             if key in info:
                 final.setdefault(key, np.zeros_like(info[key]))[real] = info[key][real]
         self._merged[real] = 0

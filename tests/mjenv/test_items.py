@@ -329,13 +329,6 @@ def test_the_shipped_network_never_uses_items():
     assert asked == 6
 
 
-def test_logs_refuse_items(tmp_path):
-    # the compiled engine plays items: tests/mjenv/vector/test_items.py
-    with pytest.raises(ValueError, match="log_path with the rule option items"):
-        blood_battle_v0.env(items=1, log_path=tmp_path / "hands.jsonl")
-    assert not (tmp_path / "hands.jsonl").exists()
-
-
 # ------------------------------------------------------------------ invariants over random games
 
 def tile_counts(g: BloodBattleGame) -> np.ndarray:

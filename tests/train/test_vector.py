@@ -103,7 +103,8 @@ def _check_against_aec(r, cfg, worker) -> int:
 
 
 @pytest.mark.parametrize("game, options", [("blood_battle", {"preset": "qq", "rake": 3}),
-                                           ("joy_mahjong", {"room": "popular"})])
+                                           ("joy_mahjong", {"room": "popular"}),
+                                           ("blood_battle", {"items": 1})])  # items: their give/name steps credited too
 def test_vector_rollout_matches_the_aec_replay_of_every_hand(tmp_path: Path, game: str, options: dict) -> None:
     cfg = tiny(tmp_path, game=game, env_options=options, envs_per_worker=6,
                baseline_opponents=["random"], baseline_prob=0.3)
@@ -116,6 +117,8 @@ def test_vector_rollout_matches_the_aec_replay_of_every_hand(tmp_path: Path, gam
     assert {LEARNER, 7, BASELINE} <= lineups  # the learner, a snapshot and the baseline all played
     assert _check_against_aec(r, cfg, worker) >= 6
     assert r.all_decisions == sum(len(h.actions) for h in r.hands)
+    if "items" in options:  # items were used (and their give/name steps), so their crediting was checked
+        assert sum(a >= worker.n_actions - 59 for h in r.hands for a in h.actions) > 10
     np.testing.assert_array_equal(r.reward, (r.beans / worker.scale).astype(np.float32))
 
 

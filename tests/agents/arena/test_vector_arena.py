@@ -41,6 +41,7 @@ def _without_run_facts(d: dict) -> dict:
     # docs/rules-joy-mahjong.md); the compiled engine used to take the winning tile and paid twice the beans.
     ("joy_mahjong", {"room": "eight_fan"}, ["heuristic", "random"], 30, 5),
     ("joy_mahjong", {"room": "no_fan"}, ["heuristic", "random", "random", "heuristic"], 10, 6),
+    ("blood_battle", {"preset": "qq", "items": 1}, ["heuristic", "random"], 6, 7),  # records with item_uses
 ])
 def test_both_backends_play_the_same_arena(game: str, options: dict, agents: list, deals: int, seed: int) -> None:
     ref, com = _both(game, agents, deals, seed, options)
@@ -56,6 +57,7 @@ def test_both_backends_play_the_same_arena(game: str, options: dict, agents: lis
     ("blood_battle", {"preset": "happy", "escape": True, "bankroll": 2000}, ["heuristic", "heuristic", "heuristic",
                                                                            "random"]),
     ("joy_mahjong", {"room": "eight_fan"}, ["random", "heuristic", "random", "heuristic"]),
+    ("blood_battle", {"preset": "happy", "items": 2}, ["heuristic", "random", "heuristic", "random"]),
 ])
 def test_the_reference_backend_writes_the_aec_envs_records_and_logs_byte_for_byte(
         game: str, options: dict, agents: list, tmp_path) -> None:

@@ -107,7 +107,9 @@ def _episodes(game: str, n: int, steps: int, seed: int, **options) -> dict[str, 
     return counts
 
 
-@pytest.mark.parametrize("options", [{}, {"bankroll": 1}], ids=["merged", "left-out"])
+# Items without 乾坤大挪移, whose pre-deal decision would ask the learner before any hand could end.
+@pytest.mark.parametrize("options", [{}, {"bankroll": 1}, {"items": {"toutian": 1, "yihua": 1, "shunfeng": 2}}],
+                         ids=["merged", "left-out", "items"])
 def test_skipped_hands_and_rewards_follow_the_engines_hands(options):
     counts = _episodes("blood_battle", 32, 120, seed=5, **options)
     assert counts["episodes"] > 50 and counts["skipped"] > 0, counts
@@ -115,7 +117,7 @@ def test_skipped_hands_and_rewards_follow_the_engines_hands(options):
 
 
 def test_final_fields_and_resolved_opponents():
-    view = _view("blood_battle", 8, seat=1, bankroll=1)
+    view = _view("blood_battle", 8, seat=1, bankroll=1, items=1)
     assert view.merges_skipped is False
     obs, info = view.reset(seed=0)
     assert obs.shape == (8, *view.single_observation_space.shape) and (info["seat"] == 1).all()
@@ -123,6 +125,7 @@ def test_final_fields_and_resolved_opponents():
         *_, terminated, _, final = view.step(view.action_masks().argmax(axis=1))
         if terminated.any():
             assert set(final) == {"_final", "final_obs", *FINAL_FIELDS}
+            assert final["item_uses"].shape == (8, 4, 5) and final["item_uses"].max() <= 1  # items=1
             break
     else:
         raise AssertionError("no episode ended in 30 steps")
@@ -180,3 +183,27 @@ def test_the_modules_left_out_of_the_cache_digest_compile_nothing():
     for name in _PYTHON_ONLY:
         source = (root / name).read_text(encoding="utf-8")
         assert "njit" not in source and "import numba" not in source and "from numba" not in source, name
+
+
+def test_the_gymnasium_env_with_items_returns_the_beans():
+    """Items (S17 of docs/rules-blood-battle.md) in the Gymnasium view: the learner's actions
+    include the item actions, its rewards still sum to its seat's beans, the info counts the uses."""
+    from mjenv.integrations.gymnasium import SingleSeatVectorEnv
+
+    env = SingleSeatVectorEnv("blood_battle", 4, opponents=UniformOpponent(), seat="random", autoreset_mode="same_step",
+                              items=1)
+    assert env.single_action_space.n == 121
+    rng = np.random.default_rng(1)
+    _, info = env.reset(seed=3)
+    returns, ended, used = np.zeros(4), 0, 0
+    for _ in range(150):
+        masks = env.action_masks()
+        used += int(masks[:, 62:].any(axis=1).sum())
+        _, reward, terminated, _, info = env.step((rng.random(masks.shape) * masks).argmax(axis=1))
+        returns += reward
+        for t in np.flatnonzero(terminated):
+            final = info["final_info"]
+            assert returns[t] == final["beans"][t][final["seat"][t]]
+            assert final["item_uses"][t].sum() > 0
+            returns[t], ended = 0, ended + 1
+    assert ended >= 2 and used > 0
