@@ -84,7 +84,11 @@ def warmup(names: Sequence[str] = games.GAME_NAMES, log: TextIO | None = sys.std
 
 
 def _warmup_quietly(names: list[str]) -> dict[str, float]:
-    """:func:`warmup` in one process, its lines left to the caller."""
+    """:func:`warmup` in one process, its lines left to the caller (which has said that it
+    compiles, so the first-compile notice stays quiet)."""
+    from .vector.cache import announce_first_compile
+
+    announce_first_compile().told = True
     return warmup(names, log=None, jobs=1)
 
 
