@@ -207,13 +207,13 @@ class JoyMahjongGame(GameCore):
     # ------------------------------------------------------------------ masks
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(self.layout.n, dtype=np.int8)
+        mask = bytearray(self.layout.n)  # list-fast item writes; returned as an int8 view
         s = self.current_player
         hand = self.hands[s]
         if self.phase == "turn":
             if self.drawn is not None and self._win_score(s, self.drawn, "self") is not None:
                 mask[L.HU] = 1
-            mask[L.DISCARD : L.DISCARD + tiles.N_KINDS] = np.frombuffer(hand, np.uint8) > 0
+            mask[L.DISCARD : L.DISCARD + tiles.N_KINDS] = hand.translate(tiles.HELD)
             if not self._wall_spent():
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
@@ -232,7 +232,7 @@ class JoyMahjongGame(GameCore):
         elif self.phase == "rob":
             mask[L.ROB_KONG] = 1
             mask[L.PASS] = 1
-        return mask
+        return np.frombuffer(mask, np.int8)
 
     def _self_kongs(self, s: int) -> list[int]:
         """Kinds the seat may kong on its own turn: 暗杠 or 加杠, never the wildcard (J2)."""
