@@ -48,6 +48,7 @@ clipped to [0, 255], so a step of 1/16 of the bean scale over [-8, 7.94]."""
 RECENT = 4  # last discards shown per seat, most recent first
 _THRESH = np.arange(4)[:, None]
 _PHASES = ("void", "turn", "claim", "rob")
+_NO_VOIDS = (-1,) * 4
 _NO_PHASE = [0.0] * 4  # the phase planes of a phase outside _PHASES (over, the item steps)
 _THERMOMETER = (np.arange(5)[None, :] > _THRESH).astype(np.float32)  # [i, count] = count > i
 _QUARTERS = (np.arange(5) / 4).astype(np.float32)  # river count -> count / 4
@@ -329,8 +330,7 @@ class BloodBattleObserver(_PlaneRanges):
         self._pong_at = [(v["pong"] + r) * w for r in range(N_SEATS)]
         self._kong_at = [(v["kong"] + r) * w for r in range(N_SEATS)]
         self._recent_at = [[(v["recent"] + RECENT * r + i) * w for i in range(RECENT)] for r in range(N_SEATS)]
-        self._void_cells = [[range((v["void"] + r) * w + 9 * suit, (v["void"] + r) * w + 9 * suit + 9)
-                             for suit in range(3)] for r in range(N_SEATS)]
+        self._void_blocks: dict[tuple[int, ...], np.ndarray] = {}  # (seat, shown voids) -> void planes
 
     def observe(self, g: BloodBattleGame, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that seat may know.
@@ -352,7 +352,6 @@ class BloodBattleObserver(_PlaneRanges):
             ones.append(at["drawn"] + g.drawn)
         if phase == "claim" or phase == "rob":
             ones.append(at["claim"] + g.claim_tile)
-        revealed = phase != "void"
         order = self._order[seat]
         n_ankan = [0.0] * N_SEATS
         for r, s in enumerate(order):
@@ -369,12 +368,14 @@ class BloodBattleObserver(_PlaneRanges):
             river = g.rivers[s]
             if river:  # the last RECENT discards, most recent first
                 ones += map(operator.add, self._recent_at[r], river[: -RECENT - 1 : -1])
-            vs = g.void[s]
-            if vs >= 0 and (revealed or r == 0):
-                ones += self._void_cells[r][vs]
         for win in g.wins:
             ones.append(at["won_tile"] + ((win.seat - seat) % N_SEATS) * w + win.tile)
         out.put(ones, 1)
+        # S2: the own void, and the others' once revealed (-1: not chosen, or hidden)
+        voids = tuple(g.void) if phase != "void" else tuple(x if t == seat else -1 for t, x in enumerate(g.void))
+        if voids != _NO_VOIDS:
+            v0 = v["void"]
+            out[v0 : v0 + 4] = self._void_planes(seat, voids)
         # Whole-plane scalars, ankan_count to the end, are consecutive: one broadcast write.
         scale, won, beans = self.bean_scale, g.won, g.beans
         scalars = (
@@ -390,6 +391,18 @@ class BloodBattleObserver(_PlaneRanges):
         out[v["ankan_count"] :] = np.array(scalars, dtype=np.float32)[:, None]
         out = self._with_optional(out, g, order)
         return np.concatenate([out, self._item_obs(g, seat, order)]) if self.item_planes else out
+
+    def _void_planes(self, seat: int, voids: tuple[int, ...]) -> np.ndarray:
+        """The void planes of ``seat`` showing the suits ``voids`` (absolute seats, -1 none): one
+        block per (seat, voids), made once (at most 4·4⁴ of them)."""
+        block = self._void_blocks.get((seat, voids))
+        if block is None:
+            block = np.zeros((N_SEATS, self.width), dtype=np.float32)
+            for r, s in enumerate(self._order[seat]):
+                if voids[s] >= 0:
+                    block[r, 9 * voids[s] : 9 * voids[s] + 9] = 1
+            self._void_blocks[(seat, voids)] = block
+        return block
 
     def state(self, g: BloodBattleGame) -> np.ndarray:
         """Perfect information: every hand, the chosen voids, the wall order (absolute seats)."""
