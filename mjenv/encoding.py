@@ -27,6 +27,7 @@ Rule IDs cited here are anchors of docs/rules-blood-battle.md (B, S) and docs/ru
 
 from __future__ import annotations
 
+import operator
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,10 @@ clipped to [0, 255], so a step of 1/16 of the bean scale over [-8, 7.94]."""
 RECENT = 4  # last discards shown per seat, most recent first
 _THRESH = np.arange(4)[:, None]
 _PHASES = ("void", "turn", "claim", "rob")
+_NO_VOIDS = (-1,) * 4
+_NO_PHASE = [0.0] * 4  # the phase planes of a phase outside _PHASES (over, the item steps)
+_THERMOMETER = (np.arange(5)[None, :] > _THRESH).astype(np.float32)  # [i, count] = count > i
+_QUARTERS = (np.arange(5) / 4).astype(np.float32)  # river count -> count / 4
 
 
 def _layout(spec: list[tuple[str, int]] | list[tuple[str, int, str]]) -> dict[str, slice]:
@@ -315,70 +320,89 @@ class BloodBattleObserver(_PlaneRanges):
         self.rule_flags = [float(f) for f in rule_flags]
         self._start = {name: sl.start for name, sl in self.views.items()}
         self._order = [[(seat + r) % N_SEATS for r in range(N_SEATS)] for seat in range(N_SEATS)]
-        self._seat_onehot = [[float(s == seat) for s in range(N_SEATS)] for seat in range(N_SEATS)]
+        self._order_rows = [np.array(o, dtype=np.intp) for o in self._order]
+        self._onehot4 = [[float(i == j) for i in range(N_SEATS)] for j in range(N_SEATS)]
+        self._phase_flags = {p: [float(p == q) for q in _PHASES] for p in _PHASES}
+        v, w = self._start, self.width
+        # Flat offsets (plane * width) of the one-hot cells, looked up once: per relative seat r,
+        # its pong and kong planes, its last discards' planes (most recent first), its void cells.
+        self._at = {name: v[name] * w for name in ("drawn", "claim", "own_ankan", "won_tile")}
+        self._pong_at = [(v["pong"] + r) * w for r in range(N_SEATS)]
+        self._kong_at = [(v["kong"] + r) * w for r in range(N_SEATS)]
+        self._recent_at = [[(v["recent"] + RECENT * r + i) * w for i in range(RECENT)] for r in range(N_SEATS)]
+        self._void_blocks: dict[tuple[int, ...], np.ndarray] = {}  # (seat, shown voids) -> void planes
 
     def observe(self, g: BloodBattleGame, seat: int) -> np.ndarray:
         """The observation of ``seat``: only what that seat may know.
 
-        One-hot cells are gathered as flat indices and written with one fancy assignment: a few numpy
-        calls per observation instead of dozens (this runs at every decision).
+        One-hot cells are gathered as flat indices and written with one ``put``; the offsets come
+        from tables built once: a few numpy calls per observation (this runs at every decision).
         """
-        v, w = self._start, self.width
+        v, w, at = self._start, self.width, self._at
         out = np.zeros((type(self).planes, w), dtype=np.float32)  # the default planes; optional ones follow
-        np.greater(np.frombuffer(g.hands[seat], np.uint8, w), _THRESH, out=out[v["hand"] : v["hand"] + 4])
+        h0, r0 = v["hand"], v["river"]
+        # Table look-ups (take) are the cheapest numpy calls for the thermometer and river planes;
+        # counts are 0-4, so mode="clip" clips nothing (and spares take's buffered copy).
+        _THERMOMETER.take(np.frombuffer(g.hands[seat], np.uint8, w), axis=1, out=out[h0 : h0 + 4], mode="clip")
+        _QUARTERS.take(g.river_counts[:, :w].take(self._order_rows[seat], axis=0), out=out[r0 : r0 + 4], mode="clip")
+        phase = g.phase
+        own_turn = g.current_player == seat and phase == "turn"
         ones: list[int] = []  # flat indices (plane * width + kind) of cells set to 1
-        if g.current_player == seat and g.phase == "turn" and g.drawn is not None:
-            ones.append(v["drawn"] * w + g.drawn)
-        if g.phase in ("claim", "rob"):
-            ones.append(v["claim"] * w + g.claim_tile)
-        revealed = g.phase != "void"
+        if own_turn and g.drawn is not None:
+            ones.append(at["drawn"] + g.drawn)
+        if phase == "claim" or phase == "rob":
+            ones.append(at["claim"] + g.claim_tile)
         order = self._order[seat]
-        # Rotate the four rivers to seat-relative order with two slices (cheaper than fancy indexing).
-        r0, rc = v["river"], g.river_counts
-        np.multiply(rc[seat:, :w], 0.25, out=out[r0 : r0 + 4 - seat])
-        np.multiply(rc[:seat, :w], 0.25, out=out[r0 + 4 - seat : r0 + 4])
         n_ankan = [0.0] * N_SEATS
-        pong0, kong0, recent0, void0 = v["pong"] * w, v["kong"] * w, v["recent"] * w, v["void"] * w
         for r, s in enumerate(order):
             for m in g.melds[s]:
-                if m.kind == "pong":
-                    ones.append(pong0 + r * w + m.tile)
-                elif m.kind == "ankan":
+                kind = m.kind
+                if kind == "pong":
+                    ones.append(self._pong_at[r] + m.tile)
+                elif kind == "ankan":
                     n_ankan[r] += 0.25
-                    if s == seat:
-                        ones.append(v["own_ankan"] * w + m.tile)
+                    if r == 0:
+                        ones.append(at["own_ankan"] + m.tile)
                 else:
-                    ones.append(kong0 + r * w + m.tile)
+                    ones.append(self._kong_at[r] + m.tile)
             river = g.rivers[s]
-            if river:
-                base = recent0 + RECENT * r * w
-                ones += [base + i * w + k for i, k in enumerate(reversed(river[-RECENT:]))]
-            vs = g.void[s]
-            if vs >= 0 and (revealed or s == seat):
-                start = void0 + r * w + 9 * vs
-                ones += range(start, start + 9)
+            if river:  # the last RECENT discards, most recent first
+                ones += map(operator.add, self._recent_at[r], river[: -RECENT - 1 : -1])
         for win in g.wins:
-            ones.append((v["won_tile"] + order.index(win.seat)) * w + win.tile)
-        out.reshape(-1)[ones] = 1
+            ones.append(at["won_tile"] + ((win.seat - seat) % N_SEATS) * w + win.tile)
+        out.put(ones, 1)
+        # S2: the own void, and the others' once revealed (-1: not chosen, or hidden)
+        voids = tuple(g.void) if phase != "void" else tuple(x if t == seat else -1 for t, x in enumerate(g.void))
+        if voids != _NO_VOIDS:
+            v0 = v["void"]
+            out[v0 : v0 + 4] = self._void_planes(seat, voids)
         # Whole-plane scalars, ankan_count to the end, are consecutive: one broadcast write.
-        phase = [0.0] * 4
-        if g.phase in _PHASES:
-            phase[_PHASES.index(g.phase)] = 1.0
-        scale = self.bean_scale
+        scale, won, beans = self.bean_scale, g.won, g.beans
         scalars = (
             n_ankan
-            + [float(g.won[s]) for s in order]
-            + [float(s == g.dealer) for s in order]
-            + [g.beans[s] / scale for s in order]
-            + self._seat_onehot[seat]
-            + phase
-            + [g.wall_count / 108]
-            + [float(g.current_player == seat and g.phase == "turn" and g.after_kong)]
+            + won[seat:] + won[:seat]  # bools: 0.0 / 1.0 in the float32 array
+            + self._onehot4[(g.dealer - seat) % N_SEATS]
+            + [b / scale for b in beans[seat:] + beans[:seat]]
+            + self._onehot4[seat]
+            + self._phase_flags.get(phase, _NO_PHASE)
+            + [g.wall_count / 108, float(own_turn and g.after_kong)]
             + self.rule_flags
         )
         out[v["ankan_count"] :] = np.array(scalars, dtype=np.float32)[:, None]
         out = self._with_optional(out, g, order)
         return np.concatenate([out, self._item_obs(g, seat, order)]) if self.item_planes else out
+
+    def _void_planes(self, seat: int, voids: tuple[int, ...]) -> np.ndarray:
+        """The void planes of ``seat`` showing the suits ``voids`` (absolute seats, -1 none): one
+        block per (seat, voids), made once (at most 4·4⁴ of them)."""
+        block = self._void_blocks.get((seat, voids))
+        if block is None:
+            block = np.zeros((N_SEATS, self.width), dtype=np.float32)
+            for r, s in enumerate(self._order[seat]):
+                if voids[s] >= 0:
+                    block[r, 9 * voids[s] : 9 * voids[s] + 9] = 1
+            self._void_blocks[(seat, voids)] = block
+        return block
 
     def state(self, g: BloodBattleGame) -> np.ndarray:
         """Perfect information: every hand, the chosen voids, the wall order (absolute seats)."""
@@ -429,8 +453,6 @@ def _shared_state_planes(g: GameCore, v: dict[str, slice], planes: int, w: int, 
 
 
 _JOY_PHASES = ("turn", "claim", "rob")
-_THERMOMETER = (np.arange(5)[None, :] > _THRESH).astype(np.float32)  # [i, count] = count > i
-_QUARTERS = (np.arange(5) / 4).astype(np.float32)  # river count -> count / 4
 _ROOMS = ("popular", "eight_fan", "no_fan")
 JOY_WALL_ROWS = 90  # the most tiles left after the deal: 144 - 53 dealt - 1 indicator
 
@@ -506,18 +528,23 @@ class JoyMahjongObserver(_PlaneRanges):
         self._phase_flags = {p: [float(p == q) for q in _JOY_PHASES] for p in (*_JOY_PHASES, "over")}
         self._order_rows = [np.array(o, dtype=np.intp) for o in self._order]
         v, w = self._start, self.width
-        # Flat offsets (plane * width) of the one-hot planes, looked up once.
-        self._at = {name: v[name] * w for name in ("drawn", "claim", "wild", "indicator", "chow",
-                                                   "pong", "kong", "own_ankan", "recent", "won_tile")}
+        # Flat offsets (plane * width) of the one-hot planes, looked up once (per relative seat r
+        # for the per-seat ones, the last discards most recent first).
+        self._at = {name: v[name] * w for name in ("drawn", "claim", "wild", "indicator", "own_ankan", "won_tile")}
+        self._chow_at = [(v["chow"] + r) * w for r in range(N_SEATS)]
+        self._pong_at = [(v["pong"] + r) * w for r in range(N_SEATS)]
+        self._kong_at = [(v["kong"] + r) * w for r in range(N_SEATS)]
+        self._recent_at = [[(v["recent"] + RECENT * r + i) * w for i in range(RECENT)] for r in range(N_SEATS)]
 
     def observe(self, g: JoyMahjongGame, seat: int) -> np.ndarray:
-        """The observation of ``seat``: only what that seat may know (one fancy write of the ones)."""
+        """The observation of ``seat``: only what that seat may know (one ``put`` of the ones)."""
         v, w, at = self._start, self.width, self._at
         out = np.zeros((type(self).planes, w), dtype=np.float32)  # the default planes; optional ones follow
         h0, r0 = v["hand"], v["river"]
-        # Table look-ups (take) are the cheapest numpy calls for the thermometer and river planes.
-        out[h0 : h0 + 4] = _THERMOMETER.take(np.frombuffer(g.hands[seat], np.uint8, w), axis=1)
-        out[r0 : r0 + 4] = _QUARTERS.take(g.river_counts.take(self._order_rows[seat], axis=0))
+        # Table look-ups (take) are the cheapest numpy calls for the thermometer and river planes;
+        # counts are 0-4, so mode="clip" clips nothing (and spares take's buffered copy).
+        _THERMOMETER.take(np.frombuffer(g.hands[seat], np.uint8, w), axis=1, out=out[h0 : h0 + 4], mode="clip")
+        _QUARTERS.take(g.river_counts.take(self._order_rows[seat], axis=0), out=out[r0 : r0 + 4], mode="clip")
         phase = g.phase
         own_turn = g.current_player == seat and phase == "turn"
         ones = [at["wild"] + g.wild, at["indicator"] + g.indicator]  # flat indices of cells set to 1
@@ -527,35 +554,32 @@ class JoyMahjongObserver(_PlaneRanges):
             ones.append(at["claim"] + g.claim_tile)
         order = self._order[seat]
         n_ankan = [0.0] * N_SEATS
-        chow0, pong0, kong0, recent0 = at["chow"], at["pong"], at["kong"], at["recent"]
         flat = out.reshape(-1)
         for r, s in enumerate(order):
             for m in g.melds[s]:
                 kind = m.kind
                 if kind == "chow":
-                    flat[chow0 + r * w + m.tile] += 1  # the same chow can be made twice
+                    flat[self._chow_at[r] + m.tile] += 1  # the same chow can be made twice
                 elif kind == "pong":
-                    ones.append(pong0 + r * w + m.tile)
+                    ones.append(self._pong_at[r] + m.tile)
                 elif kind == "ankan":
                     n_ankan[r] += 0.25
-                    if s == seat:
+                    if r == 0:
                         ones.append(at["own_ankan"] + m.tile)
                 else:
-                    ones.append(kong0 + r * w + m.tile)
+                    ones.append(self._kong_at[r] + m.tile)
             river = g.rivers[s]
-            if river:
-                base = recent0 + RECENT * r * w
-                for i, k in enumerate(reversed(river[-RECENT:])):
-                    ones.append(base + i * w + k)
+            if river:  # the last RECENT discards, most recent first
+                ones += map(operator.add, self._recent_at[r], river[: -RECENT - 1 : -1])
         for win in g.wins:
             ones.append(at["won_tile"] + ((win.seat - seat) % N_SEATS) * w + win.tile)
-        flat[ones] = 1
+        out.put(ones, 1)
         scale, flowers, beans, onehot = self.bean_scale, g.flowers, g.beans, self._onehot4
         scalars = (
-            [len(flowers[s]) / 8 for s in order]
+            [len(f) / 8 for f in flowers[seat:] + flowers[:seat]]
             + n_ankan
             + onehot[(g.dealer - seat) % N_SEATS]
-            + [beans[s] / scale for s in order]
+            + [b / scale for b in beans[seat:] + beans[:seat]]
             + onehot[seat]
             + onehot[g.seat_winds[seat]]
             + onehot[g.prevailing_wind]

@@ -30,6 +30,8 @@ HONOURS = "ESWNCFP"
 HONOUR_NAMES_ZH = ("东", "南", "西", "北", "中", "发", "白")
 FLOWER_NAMES_ZH = ("春", "夏", "秋", "冬", "梅", "兰", "竹", "菊")
 DIGITS_ZH = "一二三四五六七八九"
+HELD = bytes([0] + [1] * 255)
+"""A ``bytes.translate`` table: ``counts.translate(HELD)`` is 1 for each kind held, 0 elsewhere."""
 # Tenhou's honour order 1z-7z is E S W N P(白) F(发) C(中).
 _TENHOU_Z = (27, 28, 29, 30, 33, 32, 31)
 _SUFFIX = {"m": 0, "p": 1, "s": 2, "万": 0, "筒": 1, "饼": 1, "条": 2, "索": 2}

@@ -119,7 +119,7 @@ class BloodBattleGame(GameCore):
             return -1
         return heard[1]
 
-    def _item_mask(self, s: int, mask: np.ndarray) -> None:
+    def _item_mask(self, s: int, mask: bytearray) -> None:
         """S17.2: the items seat s may use now, on its own turn before it discards."""
         lay = self.layout
         for i in range(item_rules.TOUTIAN, len(item_rules.ITEMS)):
@@ -220,18 +220,20 @@ class BloodBattleGame(GameCore):
     # ------------------------------------------------------------------ masks
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(self.layout.n, dtype=np.int8)
+        # Built as bytes (list-fast item writes, bytes.translate for a run of kinds), returned
+        # as an int8 view of them.
+        mask = bytearray(self.layout.n)
         s, hand = self.current_player, self.hands[self.current_player] if self.current_player >= 0 else None
         if self.phase == "void":
-            mask[L.VOID : L.VOID + 3] = 1
+            mask[L.VOID : L.VOID + 3] = b"\1\1\1"
         elif self.phase == "turn":
             if self.drawn is not None and self._can_win_now(s):
                 mask[L.HU] = 1
                 if self._forced():
-                    return mask
+                    return np.frombuffer(mask, np.int8)
             v = self.void[s]
             lo, hi = (9 * v, 9 * v + 9) if self.holds_void(s) else (0, tiles.N_SUIT_KINDS)
-            mask[[L.DISCARD + k for k in range(lo, hi) if hand[k]]] = 1
+            mask[L.DISCARD + lo : L.DISCARD + hi] = hand[lo:hi].translate(tiles.HELD)
             if self.wall_count > 0:
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
@@ -240,19 +242,19 @@ class BloodBattleGame(GameCore):
         elif self.phase == "qiankun":  # S17.2: use 乾坤大挪移 or keep it (PASS)
             mask[self.layout.ITEM + item_rules.QIANKUN] = mask[L.PASS] = 1
         elif self.phase == "give":  # any concealed tile
-            mask[self.layout.GIVE : self.layout.GIVE + tiles.N_SUIT_KINDS] = np.frombuffer(hand, np.uint8, tiles.N_SUIT_KINDS) > 0
+            mask[self.layout.GIVE : self.layout.GIVE + tiles.N_SUIT_KINDS] = hand[: tiles.N_SUIT_KINDS].translate(tiles.HELD)
         elif self.phase == "name":  # 偷天换日: kinds in the live wall (S17.4); 千里眼: any kind
             lay = self.layout
             if self.item_pending[0] == item_rules.TOUTIAN:
-                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = item_rules.live_kinds(self.wall, self.head, self.tail)
+                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = item_rules.live_kinds(self.wall, self.head, self.tail).tobytes()
             else:
-                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = 1
+                mask[lay.NAME : lay.NAME + tiles.N_SUIT_KINDS] = b"\1" * tiles.N_SUIT_KINDS
         elif self.phase == "claim":
             k = self.claim_tile
             if self._can_win_on(s, k):
                 mask[L.HU] = 1
                 if self._forced():
-                    return mask
+                    return np.frombuffer(mask, np.int8)
             if k // 9 != self.void[s]:
                 if hand[k] >= 2:
                     mask[L.PONG] = 1
@@ -263,7 +265,7 @@ class BloodBattleGame(GameCore):
             mask[L.ROB_KONG] = 1
             if not self._forced():
                 mask[L.PASS] = 1
-        return mask
+        return np.frombuffer(mask, np.int8)
 
     def _forced(self) -> bool:
         """S13: once a draw (head or tail) has taken one of the last four tiles, every win must

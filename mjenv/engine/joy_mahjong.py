@@ -67,6 +67,12 @@ def seeded_wall(seed: int, hand_index: int = 0) -> tuple[list[int], int, int]:
     return wall, dealer, wind
 
 
+# k -> (shape, the two kinds from the hand) of each 吃 on a discard of kind k (none on an honour)
+_CHOW_TILES = [tuple((shape, *(t for t in (k - shape, k - shape + 1, k - shape + 2) if t != k))
+                     for shape in range(3) if k % 9 - shape >= 0 and k % 9 - shape + 2 <= 8)
+               if k < tiles.N_SUIT_KINDS else () for k in range(tiles.N_KINDS)]
+
+
 class JoyMahjongGame(GameCore):
     """One hand of Joy Mahjong, ending at the first win or an empty wall (J10).
 
@@ -99,7 +105,7 @@ class JoyMahjongGame(GameCore):
         self.next_dealer = (self.dealer + 1) % N_SEATS  # J10: the deal passes every hand
         self._win_scores: dict[tuple[int, int, str, bytes], joy.JoyScore | None] = {}
         # Per seat: (its 3n+1 concealed tiles and melded tiles, whether some tile completes them).
-        self._ready_cache: list[tuple[bytes, bool] | None] = [None] * N_SEATS
+        self._ready_cache: list[tuple[bytearray, bool] | None] = [None] * N_SEATS
         self._deal()
 
     # ------------------------------------------------------------------ deal
@@ -207,13 +213,13 @@ class JoyMahjongGame(GameCore):
     # ------------------------------------------------------------------ masks
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(self.layout.n, dtype=np.int8)
+        mask = bytearray(self.layout.n)  # list-fast item writes; returned as an int8 view
         s = self.current_player
         hand = self.hands[s]
         if self.phase == "turn":
             if self.drawn is not None and self._win_score(s, self.drawn, "self") is not None:
                 mask[L.HU] = 1
-            mask[L.DISCARD : L.DISCARD + tiles.N_KINDS] = np.frombuffer(hand, np.uint8) > 0
+            mask[L.DISCARD : L.DISCARD + tiles.N_KINDS] = hand.translate(tiles.HELD)
             if not self._wall_spent():
                 for k in self._self_kongs(s):
                     mask[L.KONG + k] = 1
@@ -232,7 +238,7 @@ class JoyMahjongGame(GameCore):
         elif self.phase == "rob":
             mask[L.ROB_KONG] = 1
             mask[L.PASS] = 1
-        return mask
+        return np.frombuffer(mask, np.int8)
 
     def _self_kongs(self, s: int) -> list[int]:
         """Kinds the seat may kong on its own turn: 暗杠 or 加杠, never the wildcard (J2)."""
@@ -244,18 +250,8 @@ class JoyMahjongGame(GameCore):
     def _chows(self, s: int, k: int) -> list[int]:
         """吃 shapes (0 low, 1 middle, 2 high: where the claimed tile sits) seat s can make on k;
         the two tiles from the hand are never the wildcard (J2)."""
-        if k >= tiles.N_SUIT_KINDS:
-            return []
-        hand, r, w = self.hands[s], k % 9, self.wild
-        out = []
-        for shape in range(3):
-            low = k - shape
-            if low < k - r or low + 2 > k - r + 8:
-                continue
-            need = [t for t in (low, low + 1, low + 2) if t != k]
-            if all(hand[t] and t != w for t in need):
-                out.append(shape)
-        return out
+        hand, w = self.hands[s], self.wild
+        return [shape for shape, a, b in _CHOW_TILES[k] if hand[a] and hand[b] and a != w and b != w]
 
     def _win_score(self, s: int, k: int, how: str) -> joy.JoyScore | None:
         """The score of seat s winning on tile k (``self``-draw: k is in the hand; ``discard`` or
@@ -297,7 +293,7 @@ class JoyMahjongGame(GameCore):
         cached until they change: the fast pre-check of every win test (most hands are far from
         ready)."""
         hand = self.hands[s]
-        key = bytes(hand) + bytes(self.meld_counts[s])
+        key = hand + self.meld_counts[s]  # a new bytearray: a snapshot of both
         cached = self._ready_cache[s]
         if cached is None or cached[0] != key:
             melded = self.meld_counts[s] if self.melds[s] else None

@@ -254,43 +254,56 @@ def _fewest_wild(h: Sequence[int], cap: Sequence[int], chows: bool) -> tuple[int
 
     A left-to-right dynamic programme over the kinds. A state is ``10·n1 + 2·n2 + pair``: the
     chows started one kind back (n1) and two kinds back (n2, both still need this kind), and
-    whether the pair is placed; its value is the fewest wildcards so far. Each kind takes the
-    pending chows, new chows, at most one pung and the pair; every real tile is used and the
-    shortfall is filled by wildcards. This is the minimum of placing the lowest real tile in
-    every pair, pung or chow that contains it (wildcards filling the gaps), found without search."""
+    whether the pair is placed; its value is the fewest wildcards so far (at most 4). Each kind
+    takes the pending chows, new chows, at most one pung and the pair; every real tile is used
+    and the shortfall is filled by wildcards (:func:`_wild_moves`). This is the minimum of
+    placing the lowest real tile in every pair, pung or chow that contains it (wildcards filling
+    the gaps), found without search."""
     size = len(h)
     last_chow = size - 2 if chows else 0  # chows start below this kind
     states = {0: 0}
     for i in range(size):
-        c, top = h[i], cap[i]
+        moves = _wild_moves(h[i], cap[i], i < last_chow)
         nxt: dict[int, int] = {}
         get = nxt.get
         for state, cost in states.items():
-            n1, n2, pair = state // 10, (state >> 1) % 5, state & 1
-            most = min(top, c + 4 - cost)  # tiles of this kind the state can still afford
-            for q in ((0,) if pair else (0, 1)):
-                fixed0 = n1 + n2 + 2 * q
-                carried = 2 * n1 + (pair | q)  # n1 becomes n2 in the next state
-                for pung in (0, 3):
-                    fixed = fixed0 + pung
-                    if fixed > most:
-                        break
-                    if i < last_chow:  # n new chows, using every real tile: fixed + n >= c
-                        for n in range(c - fixed if c > fixed else 0, most - fixed + 1):
-                            key, v = 10 * n + carried, cost + fixed + n - c
-                            old = get(key)
-                            if old is None or v < old:
-                                nxt[key] = v
-                    elif fixed >= c:
-                        v = cost + fixed - c
-                        old = get(carried)
-                        if old is None or v < old:
-                            nxt[carried] = v
+            for key, added in moves[state]:
+                v = cost + added
+                if v > 4:
+                    break  # moves come cheapest first
+                old = get(key)
+                if old is None or v < old:
+                    nxt[key] = v
         if not nxt:
             return _INF, _INF
         states = nxt
     melds_only = states.get(0, _INF)
     return melds_only, min(states.get(1, _INF), melds_only + 2)
+
+
+@lru_cache(maxsize=64)  # count 0-4, cap count-4, chows may start or not: 30 at most
+def _wild_moves(c: int, top: int, new_chows: bool) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The moves of :func:`_fewest_wild` at a kind held ``c`` times (at most ``top`` tiles of it
+    in use): for each state, every (next state, wildcards added), cheapest first. The kind
+    takes the ``n1 + n2`` pending chows, the pair (once), a pung or not, and ``n`` new chows
+    when they may start here; all ``c`` real tiles are used, wildcards fill the rest."""
+    table = []
+    for state in range(50):
+        n1, n2, pair = state // 10, (state >> 1) % 5, state & 1
+        moves = []
+        for q in ((0,) if pair else (0, 1)):
+            fixed0 = n1 + n2 + 2 * q
+            carried = 2 * n1 + (pair | q)  # n1 becomes n2 in the next state
+            for pung in (0, 3):
+                fixed = fixed0 + pung
+                if fixed > top:
+                    break
+                if new_chows:  # n new chows, using every real tile: fixed + n >= c
+                    moves += [(10 * n + carried, fixed + n - c) for n in range(max(c - fixed, 0), top - fixed + 1)]
+                elif fixed >= c:
+                    moves.append((carried, fixed - c))
+        table.append(tuple(sorted(moves, key=lambda m: m[1])))
+    return tuple(table)
 
 
 @lru_cache(maxsize=64)  # kind < 9, two sizes, chows or not

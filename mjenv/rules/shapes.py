@@ -126,13 +126,20 @@ def _compute_info(key: int, size: int, chows: bool) -> _GroupInfo:
     ok0 = mod == 0 and _melds_only(key, size, chows)
     ok2 = mod == 2 and _melds_and_pair(key, size, chows)
     to_melds = to_pair = 0
-    for t in range(size):
-        if c[t] >= 4:  # no fifth copy
-            continue
-        if mod == 2 and _melds_only(key + _SHIFT[t], size, chows):
-            to_melds |= 1 << t
-        elif mod == 1 and _melds_and_pair(key + _SHIFT[t], size, chows):
-            to_pair |= 1 << t
+    if mod == 2:
+        for t in range(size):
+            if c[t] < 4 and _melds_only(key + _SHIFT[t], size, chows):  # no fifth copy
+                to_melds |= 1 << t
+    elif mod == 1:
+        pairs = [2 * _SHIFT[i] for i in range(size) if c[i] >= 2]
+        for t in range(size):
+            if c[t] >= 4:  # no fifth copy
+                continue
+            # _melds_and_pair(key + kind t): the pair at a kind held twice, or at t held once
+            grown = key + _SHIFT[t]
+            if (c[t] == 1 and _melds_only(grown - 2 * _SHIFT[t], size, chows)
+                    or any(_melds_only(grown - pair, size, chows) for pair in pairs)):
+                to_pair |= 1 << t
     pairs = sum(x >> 1 for x in c)
     odd = sum(1 << t for t in range(size) if c[t] & 1)
     return _GroupInfo(mod, ok0, ok2, to_melds, to_pair, pairs, odd)
