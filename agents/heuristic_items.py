@@ -1,4 +1,5 @@
-"""The blood-battle heuristic with simple item rules (S17): ``load_policy("heuristic-items")``.
+"""The blood-battle heuristic with simple item rules (S17 of docs/rules-blood-battle.md):
+``load_policy("heuristic-items")``.
 
 A yardstick for what items (道具) are worth (docs/experiments/2026-12-07-what-items-are-worth.md),
 not a strong item player. It plays as :class:`agents.heuristic.HeuristicPolicy` and, where the

@@ -1,11 +1,12 @@
-"""What items (道具, S17) are worth: ``heuristic-items`` 1-vs-3 against the heuristic, duplicate deals.
+"""What items (道具) are worth: ``heuristic-items`` 1-vs-3 against the heuristic, duplicate deals.
 
     python examples/items_study.py --deals 2000 --workers 2 --out items_study.json
 
-Each config is a preset and an ``items`` option: an int (that many of every item) or one item's
-name (one of it, the others absent: the per-item ablation). The three heuristics never use an item,
-so the table's beans/hand is the items' worth to the heuristic-items seat (a table of four
-heuristics scores 0 by symmetry). docs/experiments/2026-12-07-what-items-are-worth.md has the results.
+Each config is a preset and an ``items`` option (S17 of docs/rules-blood-battle.md): an int (that
+many of every item) or item names joined by ``+`` (one of each, the others absent: the per-item
+ablation and its pairs). The three heuristics never use an item, so the table's beans/hand is the
+items' worth to the heuristic-items seat (a table of four heuristics scores 0 by symmetry).
+docs/experiments/2026-12-07-what-items-are-worth.md has the results.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from mjenv.config import ITEMS
 
 CONFIGS = [("happy", 1), ("qq", 1), ("happy", 2), ("qq", 2),
            ("happy", "toutian"), ("happy", "yihua"), ("happy", "qiankun"), ("happy", "shunfeng"),
-           ("qq", "toutian"), ("qq", "yihua"), ("qq", "qiankun")]
+           ("qq", "toutian"), ("qq", "yihua"), ("qq", "qiankun"),
+           ("happy", "qiankun+toutian"), ("happy", "toutian+yihua")]
 
 
 def study(preset: str, items: int | str, deals: int, seed: int, workers: int) -> dict[str, Any]:
     """One config's arena run, summarised for the table."""
-    option = items if isinstance(items, int) else {items: 1}
+    option = items if isinstance(items, int) else dict.fromkeys(items.split("+"), 1)
     result = run_arena("blood_battle", ["heuristic-items", "heuristic"], deals=deals, seed=seed, workers=workers,
                        env_options={"preset": preset, "items": option}, progress=False)
     s = result.stats()["heuristic-items"]
