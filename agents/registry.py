@@ -64,6 +64,13 @@ def _heuristic(game: str, name: str = "heuristic") -> Policy:
     return heuristic.HeuristicPolicy(game, flags=heuristic.VARIANTS[name])
 
 
+def _heuristic_items(game: str) -> Policy:
+    """The blood-battle heuristic with simple item rules (:mod:`agents.heuristic_items`)."""
+    from .heuristic_items import HeuristicItemsPolicy  # lazily, as the heuristics
+
+    return HeuristicItemsPolicy(game)
+
+
 def _search(game: str) -> Policy:
     """The search agent (:mod:`agents.search`) with its defaults and the shipped belief."""
     from .search import search_policy  # lazily: it loads torch and the compiled engine
@@ -76,6 +83,7 @@ _FACTORIES: dict[str, Callable[[str], Policy]] = {
     "random": lambda game: RandomPolicy(),
     **{name: (lambda game, name=name: _heuristic(game, name))
        for name in dict.fromkeys(n for names in HEURISTIC_VARIANTS.values() for n in names)},
+    "heuristic-items": _heuristic_items,
     "ppo": _shipped_policy,
     "search": _search,
     **{name: (lambda game, name=name: _shipped_policy(game, name)) for name in SHIPPED_CHECKPOINTS},

@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Compiled batch kernels of the policies: they own their constants.
     ("kernels", ("agents.compiled.*",)),
     # The policies: the protocol, the readable baselines, the network and its checkpoints.
-    ("policies", ("agents.base", "agents.features", "agents.heuristic", "agents.heuristic_joy",
+    ("policies", ("agents.base", "agents.features", "agents.heuristic", "agents.heuristic_items", "agents.heuristic_joy",
                   "agents.lookahead", "agents.lookahead_joy", "agents.checkpoint", "agents.neural",
                   "agents.belief", "agents.search")),
     # Policies by name: the registry imports the policies, never the reverse.
