@@ -15,6 +15,7 @@ Rule IDs: docs/rules-blood-battle.md, docs/rules-joy-mahjong.md.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,7 +86,7 @@ class GameSpec:
         return GAME_RULES[self.game].new_game(self, seed, hand_index, previous, script)
 
 
-class GameRules:
+class GameRules(ABC):
     """What one game does differently when its options become a spec (subclassed per game)."""
 
     game: str
@@ -104,23 +105,24 @@ class GameRules:
         preset = default if preset is None else preset
         return preset, self.make_rules(preset, room, overrides)
 
+    @abstractmethod
     def make_rules(self, preset: str, room: str | None, overrides: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        """The game's rules config of ``preset`` (and ``room``) with ``overrides``, checked."""
 
     bound_fields: str
     """The rule fields that one hand's bean bound grows with (named when it is too large)."""
 
+    @abstractmethod
     def bean_bound(self, rules: Any) -> int:
         """More beans than one seat can win or lose in one hand of ``rules``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def observer(self, rules: Any) -> Any:
         """The encoder of a table of ``rules`` (its bean scale, bounds and rule flags)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def new_game(self, spec: GameSpec, seed: int, hand_index: int, previous: Any, script: dict[str, Any]) -> GameCore:
         """:meth:`GameSpec.new_game` of this game."""
-        raise NotImplementedError
 
 
 class BloodBattle(GameRules):

@@ -61,3 +61,17 @@ def test_bad_options_fail_naming_them(game: str, options: dict, error: type, mat
 def test_a_rules_file_sets_the_preset_under_the_overrides() -> None:
     s = spec("blood_battle", rules_file=str(ROOT / "configs" / "blood_battle_happy.yaml"), rake=7)
     assert s.preset == "happy" and s.rules.rake == 7
+
+
+def test_a_game_without_every_per_game_method_cannot_be_made():
+    """GameRules is abstract: a new game that forgets one of its methods fails when it is made."""
+
+    class Partial(mjenv_spec.GameRules):
+        game = "blood_battle"
+
+        def make_rules(self, preset, room, overrides):
+            return None
+
+    with pytest.raises(TypeError, match="abstract"):
+        Partial()
+    assert all(type(rules)() is not None for rules in GAME_RULES.values())
