@@ -15,9 +15,9 @@ learner's priorities. Every decision of a learning-policy seat is kept; the othe
 (``cfg.teacher``) sits in all four seats and every decision is kept, with log-probability and
 value 0.
 
-**Reward crediting** (:func:`credit_rewards`, the specification; the tables compute it step by
-step, :class:`~train.vector_rollout.Crediting`): a seat's reward is the env's bean delta. Beans that
-reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
+**Reward crediting** (:func:`credit_rewards`, the specification; the tables get it step by step
+from the self-play view's rewards, :class:`~train.vector_rollout.DecisionCredits`): a seat's
+reward is the env's bean delta. Beans that reach a seat between its decisions (kong payments, other seats' wins, the final settlement) are
 credited to its last decision; beans before its first decision to its first. So each seat's
 credited rewards sum to its summed env rewards exactly, and each bean is counted once. A seat
 that never decides in a hand (Joy Mahjong: a win before its first turn, e.g. the dealer's 天和)

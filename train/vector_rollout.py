@@ -2,7 +2,8 @@
 names (``compiled`` or ``reference``: the same hands, decisions and credits on either).
 
 The hands, lineups, kept decisions, reward crediting and the returned :class:`~train.records.Rollout`
-are described in ``train/rollout.py`` (its module docstring); here is how the tables are played:
+are described in ``train/rollout.py`` (its module docstring); here is how the tables are played
+(one :class:`~mjenv.vector.SelfPlayVectorEnv`):
 
 - **Steps.** Every table with a hand under way acts at each step: one forward pass per network
   (one ``act_batch`` per baseline) over the tables where its seat is to act, then one
@@ -20,9 +21,11 @@ are described in ``train/rollout.py`` (its module docstring); here is how the ta
   every decision of that seat in the hand (``train/ppo.py``): the par does not depend on the seat's
   own actions, so the policy gradient keeps its expectation, and it removes most of the luck of
   the deal. Rewards stay the beans, so the critic learns what it always learns.
-- **Crediting** (:class:`Crediting`) is :func:`~train.rollout.credit_rewards` computed step by step
-  over all tables at once: each seat's latest decision in its table's hand receives the seat's
-  bean change of every step; beans before a seat's first decision wait until it decides.
+- **Crediting** is the self-play view's (:class:`~mjenv.vector.SelfPlayVectorEnv`, whose
+  :class:`~mjenv.vector.crediting.Ledger` every batched view shares): it returns with each seat's
+  decision what the seat received since its previous one, and each seat's remainder when a hand
+  ends. :class:`DecisionCredits` files those rewards under the decisions they belong to, which
+  makes them :func:`~train.rollout.credit_rewards` (tested hand by hand).
 """
 
 from __future__ import annotations
@@ -36,34 +39,33 @@ from .config import TrainConfig
 from .records import DECISION_FIELDS, LEARNER, N_SEATS, TEACHER, Decisions, HandSummary, Rollout
 
 
-class Crediting:
-    """:func:`~train.rollout.credit_rewards` for many tables at once, step by step: ``decide`` when
-    seats act, ``receive`` each step's bean changes, ``start`` a table's next hand; ``credit[i]`` is
-    decision ``i``'s credited beans so far."""
+class DecisionCredits:
+    """The view's credited rewards (:class:`~mjenv.vector.SelfPlayVectorEnv`) filed under decision
+    ids: the reward that comes with a seat's decision belongs to its previous decision in the hand
+    (to that decision itself at the seat's first), the hand's final rewards to its last decision.
+    ``credit[i]`` is decision ``i``'s credited beans so far."""
 
     def __init__(self, n_tables: int) -> None:
         self.last = np.full((n_tables, N_SEATS), -1, dtype=np.int64)  # each seat's latest decision in the hand
-        self.pending = np.zeros((n_tables, N_SEATS), dtype=np.int64)  # beans before a seat's first decision
         self.credit = np.zeros(4096, dtype=np.int64)
 
-    def decide(self, tables: np.ndarray, seats: np.ndarray, ids: np.ndarray) -> None:
-        """Seat ``seats[j]`` of table ``tables[j]`` takes decision ``ids[j]`` (ids ascending, new)."""
+    def decide(self, tables: np.ndarray, seats: np.ndarray, ids: np.ndarray, rewards: np.ndarray) -> None:
+        """Seat ``seats[j]`` of table ``tables[j]`` takes decision ``ids[j]`` (ids ascending, new);
+        ``rewards[j]`` came with it."""
         if self.credit.size <= ids[-1]:
             self.credit = np.concatenate([self.credit, np.zeros(max(self.credit.size, len(ids)), dtype=np.int64)])
-        first = self.last[tables, seats] < 0
-        self.credit[ids[first]] = self.pending[tables[first], seats[first]]
+        previous = self.last[tables, seats]
+        first = previous < 0
+        self.credit[ids] = np.where(first, rewards, 0)
+        self.credit[previous[~first]] += rewards[~first]  # one decision per (table, seat): no repeated index
         self.last[tables, seats] = ids
 
-    def receive(self, tables: np.ndarray, rewards: np.ndarray) -> None:
-        """Every seat's bean change ``rewards`` (len(tables), 4) from the step the tables just played."""
-        latest = self.last[tables]
-        decided = latest >= 0
-        self.credit[latest[decided]] += rewards[decided]  # one decision per (table, seat): no repeated index
-        self.pending[tables] += np.where(decided, 0, rewards)
-
-    def start(self, table: int) -> None:
-        """The table starts a new hand."""
-        self.last[table], self.pending[table] = -1, 0
+    def finish(self, table: int, final: np.ndarray) -> None:
+        """Table ``table``'s hand ended: each seat's ``final`` (4,) beans go to its last decision."""
+        last = self.last[table]
+        decided = last >= 0  # a seat that never decided has no decision to credit
+        self.credit[last[decided]] += final[decided]
+        self.last[table] = -1
 
 
 def duplicate_par(beans: np.ndarray, sets: np.ndarray) -> np.ndarray:
@@ -97,12 +99,14 @@ class Worker(Protocol):
 
 
 class VectorTables:
-    """``cfg.envs_per_worker`` tables of ``cfg.game`` in one batched env on the backend ``cfg.engine``."""
+    """``cfg.envs_per_worker`` tables of ``cfg.game`` in one self-play view
+    (:class:`~mjenv.vector.SelfPlayVectorEnv`) on the backend ``cfg.engine``."""
 
     def __init__(self, cfg: TrainConfig) -> None:
-        import mjenv.vector as mv  # compiles (or loads from numba's cache) the engine
+        from mjenv.vector import SelfPlayVectorEnv  # compiles (or loads from numba's cache) the engine
 
-        self.venv = mv.make(cfg.game, cfg.envs_per_worker, backend=cfg.engine, copy=False, **cfg.env_options)
+        self.venv = SelfPlayVectorEnv(cfg.game, cfg.envs_per_worker, backend=cfg.engine, copy=False,
+                                      **cfg.env_options)
         self.n = cfg.envs_per_worker
 
     def collect(self, worker: Worker, rng: np.random.Generator, pool_ids: np.ndarray,
@@ -115,7 +119,8 @@ class VectorTables:
         group = np.arange(n) // N_SEATS  # duplicate sets: tables 4g .. 4g+3
         seeds = base + (group if dup else np.arange(n))
         obs, info = venv.reset(seed=seeds)
-        seat = info["seat"]
+        seat, mask = info["seat"], info["action_mask"]
+        rewards = np.zeros(n, dtype=np.int64)  # what came with each table's decision to take
         streams = [np.random.default_rng(int(s)) for s in seeds]  # the engine's per-table hand seeds
         deal_no = np.zeros(n, dtype=np.int64)  # each table's hand count (its set's deal, with dup)
         set_lineups: list[list[list[int]]] = [[] for _ in range(n // N_SEATS)]
@@ -136,8 +141,7 @@ class VectorTables:
         hand_of = np.arange(n, dtype=np.int64)  # each table's hand id (an index into meta)
         results: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
         active = np.ones(n, dtype=np.bool_)
-        crediting = Crediting(n)
-        hand_beans = np.zeros((n, N_SEATS), dtype=np.int64)
+        credits = DecisionCredits(n)
         log: dict[str, list[np.ndarray]] = {"hand": [], "seat": [], "action": [], "slot": []}
         buf: dict[str, list[np.ndarray | None]] = {name: [] for name in DECISION_FIELDS}
         n_kept = n_all = 0
@@ -151,8 +155,7 @@ class VectorTables:
             for pid in np.unique(pids):
                 sel = np.flatnonzero(pids == pid)
                 tables = rows[sel]
-                d = worker.decide(int(pid), kept, obs["observation"][tables],
-                                  obs["action_mask"][tables].astype(np.bool_), rng,
+                d = worker.decide(int(pid), kept, obs[tables], mask[tables].astype(np.bool_), rng,
                                   lambda tables=tables: venv.state(tables), seats[sel])
                 actions[tables] = d["action"]
                 if pid == kept:
@@ -160,18 +163,17 @@ class VectorTables:
                         buf[name].append(d[name])
                     slot[sel] = n_kept + np.arange(len(sel))
                     n_kept += len(sel)
-            crediting.decide(rows, seats, n_all + np.arange(len(rows)))
+            credits.decide(rows, seats, n_all + np.arange(len(rows)), rewards[rows])
             n_all += len(rows)
             for name, values in zip(log, (hand_of[rows], seats, actions[rows], slot)):
                 log[name].append(values)
 
-            obs, rewards, terminated, _, info = venv.step(actions, active)
-            seat = info["seat"]
-            r = np.rint(rewards[rows]).astype(np.int64)
-            hand_beans[rows] += r
-            crediting.receive(rows, r)
+            obs, reward, terminated, _, info = venv.step(actions, active)
+            seat, mask = info["seat"], info["action_mask"]
+            rewards = np.rint(reward).astype(np.int64)
             for t in rows[terminated[rows]].tolist():
-                results[int(hand_of[t])] = (tuple(hand_beans[t].tolist()), tuple(info["won"][t].tolist()))
+                credits.finish(t, np.rint(info["final_rewards"][t]).astype(np.int64))
+                results[int(hand_of[t])] = (tuple(info["beans"][t].tolist()), tuple(info["won"][t].tolist()))
                 # Enough: this table waits while the others finish (with dup, once its set's deals are all played).
                 if n_kept >= decisions and (not dup or deal_no[t] + 1 >= len(set_lineups[group[t]])):
                     active[t] = False
@@ -181,8 +183,6 @@ class VectorTables:
                 hand_of[t] = len(meta)
                 meta.append((int(streams[t].integers(2**63)), tuple(lineup[t].tolist())))
                 deal_of.append((int(group[t]), int(deal_no[t])))
-                crediting.start(t)
-                hand_beans[t] = 0
 
         hand, seats, action, slot = (np.concatenate(log[name]) for name in log)
         counts = np.bincount(hand, minlength=len(meta))
@@ -207,7 +207,7 @@ class VectorTables:
                 at += len(chunk)
             return out
 
-        beans = crediting.credit[ids]
+        beans = credits.credit[ids]
         par = None
         if dup:  # each kept decision's seat par for its hand, in reward units
             _, sets = np.unique(np.array(deal_of), axis=0, return_inverse=True)

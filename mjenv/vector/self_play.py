@@ -3,9 +3,11 @@ rewards credited to its own decisions, so that a learner in any toolkit needs no
 
 =====================  ======================================================================
 Make                   ``SelfPlayVectorEnv(game, num_envs, *, num_threads=1,
-                       final_observations=False, **options)`` (``options``: the AEC env's,
-                       ``match_hands``, ``illegal_action``, ``illegal_reward`` and
-                       ``observation_dtype`` included)
+                       final_observations=False, copy=True, **options)`` (``options``: the
+                       AEC env's, ``match_hands``, ``illegal_action``, ``illegal_reward``,
+                       ``observation_dtype`` and ``backend`` included); ``copy=False`` (as
+                       Gymnasium's vector envs): observations and ``info["action_mask"]`` are
+                       the engine's buffers, valid until the next step
 Observation            ``(N, *obs_shape)``: the view of the seat to act at each table
                        (``info["seat"]``), float32 or uint8 (``observation_dtype``)
 Action                 int ``(N,)``: one action per table, for its seat to act; ``step(actions,
@@ -31,12 +33,13 @@ Every bean is paid once: for each table and episode, the rewards returned with a
 decisions plus its ``final_rewards`` sum to its ``beans``. A seat that is never asked in an
 episode (a Joy Mahjong hand won on the dealer's first discard) receives its beans in
 ``final_rewards`` only. The reward that comes with a seat's first decision is what it received
-before deciding anything: count it with that first decision, as ``train.vector_rollout``'s
-``Crediting`` does (it is 0 unless beans moved before the seat first decided; the blood battle
-asks every seat its void suit first, and in random play of both games it was always 0). With
-``match_hands`` > 1 the crediting runs over the whole episode: a seat's last decision of one hand
-is credited with what the seat receives up to its first decision of the next. This is exactly
-the trainer's crediting (``tests/mjenv/vector/test_self_play.py`` compares the two on the same games);
+before deciding anything: count it with that first decision, as the trainer's rollouts do (it
+is 0 unless beans moved before the seat first decided; the blood battle asks every seat its void
+suit first, and in random play of both games it was always 0). With ``match_hands`` > 1 the
+crediting runs over the whole episode: a seat's last decision of one hand is credited with what
+the seat receives up to its first decision of the next. This is exactly the trainer's
+specification, ``train.rollout.credit_rewards`` (``tests/mjenv/vector/test_self_play.py`` compares
+the two on the same games), and the trainer's rollouts play this view (``train/vector_rollout.py``);
 the bookkeeping is :class:`~mjenv.vector.crediting.Ledger`, shared with the other views.
 
 **Illegal actions** (``illegal_action``) as in :func:`mjenv.vector.make`: ``info["illegal_action"]``
@@ -67,11 +70,10 @@ class SelfPlayVectorEnv:
     autoreset_mode = AutoresetMode.SAME_STEP
 
     def __init__(self, game: str = "blood_battle", num_envs: int = 1, *, num_threads: int = 1,
-                 final_observations: bool = False, **options: Any) -> None:
-        if "copy" in options:  # the view hands out fresh arrays: the engine must copy its buffers
-            raise ValueError("SelfPlayVectorEnv takes no copy option: its observations are always fresh arrays")
-        self.venv = make(game, num_envs, num_threads=num_threads, copy=True,
+                 final_observations: bool = False, copy: bool = True, **options: Any) -> None:
+        self.venv = make(game, num_envs, num_threads=num_threads, copy=copy,
                          final_observations=final_observations, **options)
+        self.copy = copy
         self.game, self.num_envs = game, self.venv.num_envs
         self.single_observation_space = self.venv.single_observation_space["observation"]
         self.single_action_space = self.venv.single_action_space
@@ -89,7 +91,7 @@ class SelfPlayVectorEnv:
         obs, info = self.venv.reset(seed=seed, options=options)
         self._ledger.clear()
         self._masks = obs["action_mask"]
-        return obs["observation"], {"seat": info["seat"], "action_mask": obs["action_mask"].copy()}
+        return obs["observation"], {"seat": info["seat"], "action_mask": self._mine(obs["action_mask"])}
 
     def step(self, actions: Any, active: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -105,13 +107,17 @@ class SelfPlayVectorEnv:
         seat = info["seat"]
         reward = self._ledger.pay(self._all, seat).astype(np.float32)
         self._masks = obs["action_mask"]
-        out.update(seat=seat, action_mask=obs["action_mask"].copy())  # the caller's own, as action_masks()
+        out.update(seat=seat, action_mask=self._mine(obs["action_mask"]))
         return obs["observation"], reward, terminated, truncated, out
 
     @property
     def _unpaid(self) -> np.ndarray:
         """(N, 4): each seat's bean changes not yet returned (the ledger's)."""
         return self._ledger.unpaid
+
+    def _mine(self, masks: np.ndarray) -> np.ndarray:
+        """The masks as the caller's own array (with ``copy``), else the engine's buffer."""
+        return masks.copy() if self.copy else masks
 
     def action_masks(self) -> np.ndarray:
         """int8 ``(N, A)``: the legal actions of each table's seat to act."""

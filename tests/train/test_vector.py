@@ -16,21 +16,24 @@ import torch
 from agents import load_policy
 from agents.neural import PolicyValueNet
 from mjenv import blood_battle_v0, games
+from mjenv.vector.crediting import Ledger
 from train.config import make_config
 from train.rollout import BASELINE, LEARNER, RolloutWorker, all_weights, credit_rewards, policy_weights
 from train.ppo import duplicate_advantages
-from train.vector_rollout import Crediting
+from train.vector_rollout import DecisionCredits
 
 from tests.train.support import fresh_net, tiny
 
 GAMES = {name: importlib.import_module(g.env_module) for name, g in games.GAMES.items()}  # game -> env module
 
 
-def test_batched_crediting_equals_credit_rewards_per_hand() -> None:
+def test_the_views_rewards_filed_by_decision_equal_credit_rewards_per_hand() -> None:
     """Tables interleaved step by step, hands restarting, seats that receive beans before their first
-    decision or never decide: every decision gets what credit_rewards gives it hand by hand."""
+    decision or never decide: a ledger paid as SelfPlayVectorEnv pays it (the seat to act at each
+    step, every seat when a hand ends), filed by DecisionCredits, gives every decision what
+    credit_rewards gives it hand by hand."""
     rng = np.random.default_rng(0)
-    n_tables, crediting, n_ids = 5, Crediting(5), 0
+    n_tables, credits, ledger, n_ids = 5, DecisionCredits(5), Ledger(5), 0
     hands: dict[int, list] = {t: [[], [], []] for t in range(n_tables)}  # actors, step rewards, decision ids
     finished = []
     for _step in range(3000):
@@ -40,9 +43,11 @@ def test_batched_crediting_equals_credit_rewards_per_hand() -> None:
         seats = rng.choice([0, 1, 2], size=tables.size)  # seat 3 never decides
         ids = n_ids + np.arange(tables.size)
         n_ids += tables.size
-        crediting.decide(tables, seats, ids)
+        credits.decide(tables, seats, ids, ledger.pay(tables, seats).astype(np.int64))
         rewards = rng.integers(-3, 4, size=(tables.size, 4)) * (rng.random((tables.size, 1)) < 0.4)
-        crediting.receive(tables, rewards)
+        step = np.zeros((n_tables, 4))
+        step[tables] = rewards
+        ledger.receive(step)
         for j, t in enumerate(tables.tolist()):
             hands[t][0].append(int(seats[j]))
             hands[t][1].append(rewards[j].tolist())
@@ -50,11 +55,11 @@ def test_batched_crediting_equals_credit_rewards_per_hand() -> None:
             if rng.random() < 0.05:  # the hand ends: check it later, start the next
                 finished.append(hands[t])
                 hands[t] = [[], [], []]
-                crediting.start(t)
+                credits.finish(t, ledger.settle(np.array([t]))[0].astype(np.int64))
     assert len(finished) > 100
     before_first = 0  # hands where a seat received beans before its first decision
     for actors, step_rewards, ids in finished:
-        assert crediting.credit[ids].tolist() == credit_rewards(actors, step_rewards)
+        assert credits.credit[ids].tolist() == credit_rewards(actors, step_rewards)
         before_first += any(sum(r[s] for r in step_rewards[:actors.index(s)]) != 0 for s in set(actors))
     assert before_first > 20
 

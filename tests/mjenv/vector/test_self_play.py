@@ -1,6 +1,6 @@
 """SelfPlayVectorEnv (mjenv.vector.self_play): each table's seat to act with the reward credited to
 it, checked against the raw batched env it wraps and against the trainer's own crediting
-(train.vector_rollout.Crediting) on the same games."""
+(train.rollout.credit_rewards, the specification) on the same games."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 import mjenv.vector as mv
 from mjenv.engine.core import IllegalActionError
 from mjenv.vector import SelfPlayVectorEnv
-from train.vector_rollout import Crediting
+from train.rollout import credit_rewards
 
 DOC = ROOT / "docs" / "integrations" / "selfplay.md"
 DOC_BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
@@ -66,17 +66,17 @@ class ViewCredits:
 def test_rewards_sum_to_beans_and_equal_the_trainers_crediting(game, options):
     """Lockstep with the raw env it wraps: the same seats, observations and masks; for each table
     and episode a seat's rewards plus its final reward are its beans; and each decision's credit
-    is train.vector_rollout.Crediting's on the raw env's rewards."""
+    is credit_rewards' on the raw env's rewards of its episode."""
     n, seed = 48, 7
     view = SelfPlayVectorEnv(game, n, final_observations=True, **options)
     raw = mv.make(game, n, final_observations=True, **options)
     obs, info = view.reset(seed=seed)
     robs, rinfo = raw.reset(seed=seed)
-    crediting, mine = Crediting(n), ViewCredits(n)
+    mine = ViewCredits(n)
     rewards = np.zeros(n, dtype=np.float32)  # the first decisions come with no reward
     rng = np.random.default_rng(1)
-    done_ids: list[np.ndarray] = []  # decisions of finished episodes (their credit is complete)
-    episode_ids: list[list[int]] = [[] for _ in range(n)]
+    episodes_done: list[tuple[list[int], list[int], list[list[int]]]] = []  # ids, actors, raw step rewards
+    episode: list[tuple[list[int], list[int], list[list[int]]]] = [([], [], []) for _ in range(n)]
     episodes = 0
     for _ in range(1200):
         np.testing.assert_array_equal(info["seat"], rinfo["seat"])
@@ -85,15 +85,16 @@ def test_rewards_sum_to_beans_and_equal_the_trainers_crediting(game, options):
         np.testing.assert_array_equal(view.action_masks(), robs["action_mask"])
         ids = len(mine.credit) + np.arange(n)
         mine.decide(info["seat"], rewards)
-        crediting.decide(np.arange(n), rinfo["seat"], ids)
         for t in range(n):
-            episode_ids[t].append(int(ids[t]))
+            episode[t][0].append(int(ids[t]))
+            episode[t][1].append(int(rinfo["seat"][t]))
         actions = mv.random_actions(info["action_mask"], rng)
         obs, rewards, term, trunc, info = view.step(actions)
         robs, rrewards, rterm, _, rinfo = raw.step(actions)
         assert rewards.dtype == np.float32 and rewards.shape == (n,) and not trunc.any()
         np.testing.assert_array_equal(term, rterm)
-        crediting.receive(np.arange(n), np.rint(rrewards).astype(np.int64))
+        for t in range(n):
+            episode[t][2].append(np.rint(rrewards[t]).astype(np.int64).tolist())
         if not term.any():
             assert "final_rewards" not in info
             continue
@@ -105,14 +106,14 @@ def test_rewards_sum_to_beans_and_equal_the_trainers_crediting(game, options):
             np.testing.assert_array_equal(info["beans"][t], rinfo["beans"][t])
             for seat in range(4):
                 np.testing.assert_array_equal(info["final_obs"][t][seat], rinfo["final_obs"][t][seat])
-            crediting.start(t)
-            done_ids.append(np.array(episode_ids[t]))
-            episode_ids[t] = []
+            episodes_done.append(episode[t])
+            episode[t] = ([], [], [])
             episodes += 1
     assert episodes > 40
-    done = np.concatenate(done_ids)
-    np.testing.assert_array_equal(np.array(mine.credit)[done], crediting.credit[done])
-    assert np.array(mine.credit)[done].any()
+    credited = np.array(mine.credit)
+    for ids, actors, step_rewards in episodes_done:
+        assert credited[ids].tolist() == credit_rewards(actors, step_rewards)
+    assert any(credited[ids].any() for ids, _, _ in episodes_done)
 
 
 def test_a_seat_never_asked_gets_its_beans_in_the_final_rewards():
@@ -297,7 +298,9 @@ def test_the_benchmark_measures_both_paths():
     assert rows[1]["steps_per_s"] > rows[0]["steps_per_s"]  # the compiled view outpaces one AEC table
 
 
-def test_batched_spaces_fresh_masks_and_no_copy_option():
+def test_batched_spaces_fresh_masks_and_the_copy_option():
+    """copy=True (the default): the caller's own arrays; copy=False: the engine's buffers, the same
+    values, overwritten by the next step (as Gymnasium's vector envs)."""
     from mjenv.vector import SelfPlayVectorEnv
 
     env = SelfPlayVectorEnv("blood_battle", 5)
@@ -306,5 +309,15 @@ def test_batched_spaces_fresh_masks_and_no_copy_option():
     assert env.action_space.shape == (5,)
     info["action_mask"][:] = 0  # the caller's array: the env's own masks stay
     assert env.action_masks().any(axis=1).all()
-    with pytest.raises(ValueError, match="copy"):
-        SelfPlayVectorEnv("blood_battle", 2, copy=False)
+    shared = SelfPlayVectorEnv("blood_battle", 5, copy=False)
+    env = SelfPlayVectorEnv("blood_battle", 5)
+    (sobs, sinfo), (obs, info) = shared.reset(seed=3), env.reset(seed=3)
+    first_obs, first_mask = sobs, sinfo["action_mask"]
+    for _ in range(3):
+        actions = mv.random_actions(info["action_mask"], np.random.default_rng(0))
+        (sobs, _, _, _, sinfo), (obs, _, _, _, info) = shared.step(actions), env.step(actions)
+        np.testing.assert_array_equal(sobs, obs)
+        np.testing.assert_array_equal(sinfo["action_mask"], info["action_mask"])
+    assert sobs is first_obs and sinfo["action_mask"] is first_mask  # one buffer, refilled
+    with pytest.raises(ValueError, match="copy must be True or False"):
+        SelfPlayVectorEnv("blood_battle", 2, copy="no")
