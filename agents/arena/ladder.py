@@ -287,9 +287,14 @@ def build(spec: LadderSpec, deals: int | None = None, workers: int = 1, log: Any
     return data
 
 
+def file_name(key: str, version: int = 1) -> str:
+    """The file name of a ladder's version: ``<key>.json`` for v1, ``<key>.vN.json`` after it."""
+    return f"{key}.json" if version == 1 else f"{key}.v{version}.json"
+
+
 def data_path(key: str, version: int = 1) -> Path:
-    """The stored file of a ladder's version: ``<key>.json`` for v1, ``<key>.vN.json`` after it."""
-    return DATA_DIR / (f"{key}.json" if version == 1 else f"{key}.v{version}.json")
+    """The stored file of a ladder's version (:func:`file_name` in :data:`DATA_DIR`)."""
+    return DATA_DIR / file_name(key, version)
 
 
 def file_digest(raw: bytes) -> str:
@@ -519,14 +524,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mjenv.outputs import OutputError, check_output, write_json
 
     keys = list(LADDERS) if args.all else args.keys
+    # Each ladder's current version, in its own file: a v2 never overwrites the v1 beside it.
+    paths = {key: args.out_dir / file_name(key, LADDERS[key].version) for key in keys}
     try:
-        for key in keys:
-            check_output(args.out_dir / f"{key}.json")
+        for path in paths.values():
+            check_output(path)
     except OutputError as exc:
         parser.error(str(exc))
-    for key in keys:
+    for key, path in paths.items():
         data = build(LADDERS[key], args.deals, args.workers, log=sys.stderr)
-        path = args.out_dir / f"{key}.json"
         write_json(path, data)
         problems = check_bars(data)
         print(f"wrote {path} ({data['elapsed_s']:.0f} s)\n{format_table(data)}\n"

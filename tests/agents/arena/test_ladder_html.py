@@ -220,6 +220,18 @@ def test_version_chooses_a_stored_version(two_versions: Path, capsys) -> None:
     assert (two_versions / f"{KEY}.json").read_bytes() == v1_bytes
 
 
+def test_building_a_new_version_leaves_v1s_file(two_versions: Path, monkeypatch, capsys) -> None:
+    v1_bytes = (two_versions / f"{KEY}.json").read_bytes()
+    built = ladder.load(ladder.LADDERS[KEY])
+    monkeypatch.setattr(ladder, "build", lambda spec, *a, **k: {**built, "elapsed_s": 1.0})  # no play: the file
+    out = two_versions / "out"
+    out.mkdir()
+    assert ladder.main(["build", KEY, "--out-dir", str(out)]) == 0
+    assert [p.name for p in out.iterdir()] == [f"{KEY}.v2.json"] and f"**{KEY}/v2**" in capsys.readouterr().out
+    assert ladder.main(["build", KEY, "--out-dir", str(two_versions)]) == 0
+    assert (two_versions / f"{KEY}.json").read_bytes() == v1_bytes
+
+
 def test_a_retired_version_is_read_after_its_checkpoint_changed(two_versions: Path, monkeypatch, capsys) -> None:
     real = ladder.rung_spec
     monkeypatch.setattr(ladder, "rung_spec", lambda name: {**real(name), **({"sha256": "0" * 64}
