@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn, Optional, Sequence
 
 from . import __version__, games
-from .outputs import OutputError, check_appendable, check_not_input, check_output, same_file, write_json
+from .outputs import (OutputError, atomic_write, check_appendable, check_not_input, check_output, same_file,
+                      write_json)
 from .scoring import score
 
 
@@ -440,7 +441,7 @@ def _run_rate(args: argparse.Namespace) -> int:
     rate.check_size(args.hands, args.budget_s)  # a run beyond reason is refused before any play
     spec = ladder.ladder_for(args.game, _table_options(args))
     ladder.load(spec)
-    _check_outputs(args, [*_policy_files([args.agent]), str(ladder.data_path(spec.key))], "input")
+    _check_outputs(args, [*_policy_files([args.agent]), str(ladder.data_path(spec.key, spec.version))], "input")
     load_policy(args.agent, args.game)
     seed = rate.RATE_SEED if args.seed is None else args.seed
     note = rate.hands_note(args.hands) if args.hands else None
@@ -483,21 +484,59 @@ def _add_rate_parser(sub: Any) -> None:
     p.set_defaults(func=_run_rate, refuse=(ValueError, TypeError))
 
 
+def _ladder_version(text: str) -> int:
+    """An argparse ``type=``: a ladder version, ``2`` or ``v2``."""
+    digits = text[1:] if text[:1] in ("v", "V") else text
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"expected a ladder version such as 1 or v1, got {text!r}")
+    return int(digits)
+
+
 def _run_ladder(args: argparse.Namespace) -> int:
     """Handler of ``mjenv ladder``."""
     from agents.arena import ladder  # lazily: mjenv never imports agents at module level
 
     if args.all and _table_options(args):
         return _error("ladder", "--all prints every ladder: give it no --preset, --mode or --room")
-    specs = list(ladder.LADDERS.values()) if args.all else [ladder.ladder_for(args.game, _table_options(args))]
-    if args.json:
-        check_not_input(args.json, [ladder.data_path(s.key) for s in specs], "stored ladder")
+    current = list(ladder.LADDERS.values()) if args.all else [ladder.ladder_for(args.game, _table_options(args))]
+    if args.all and args.version is not None:  # the ladders that have that version
+        specs = [v for s in current for v in ladder.versions(s.key) if v.version == args.version]
+        if not specs:
+            return _error("ladder", f"no ladder has a version {args.version}")
+        missing = [s.key for s in current if s.key not in {v.key for v in specs}]
+        if missing:
+            print(f"mjenv ladder: no v{args.version} of {', '.join(missing)}: left out", file=sys.stderr)
+    else:
+        specs = [ladder.version_of(s, args.version) for s in current]
+    stored = [ladder.data_path(s.key, s.version) for s in specs]
+    for out in (args.json, args.html):
+        if out:
+            check_not_input(out, stored, "stored ladder")
+    if args.json and args.html and same_file(args.json, args.html):
+        raise OutputError(f"--json and --html name the same file {args.json}: give each its own path")
     tables = [ladder.load(s) for s in specs]
     print("\n\n".join(ladder.format_table(t) for t in tables))
-    if not args.json:
-        return 0
-    data = ladder.table_json(tables[0]) if len(tables) == 1 else {"ladders": [ladder.table_json(t) for t in tables]}
-    return _write_json("ladder", args.json, data)
+    status = 0
+    if args.json:
+        data = ladder.table_json(tables[0]) if len(tables) == 1 else {"ladders": [ladder.table_json(t) for t in tables]}
+        status = _write_json("ladder", args.json, data)
+    if args.html:
+        status = max(status, _write_html("ladder", args.html, tables))
+    return status
+
+
+def _write_html(command: str, path: str, tables: list[dict[str, Any]]) -> int:
+    """Write the ladders' page, atomically, and say so; the exit status (1: the write failed
+    although the path was checked)."""
+    from agents.arena.ladder_html import render_page  # lazily: mjenv never imports agents at module level
+
+    try:
+        with atomic_write(path) as fh:
+            fh.write(render_page(tables))
+    except OSError as exc:
+        return _error(command, f"cannot write {path}: {exc}", status=1)
+    print(f"wrote {path}: {len(tables)} ladder(s), a table and a rating plot each; it opens offline in a browser")
+    return 0
 
 
 def _add_ladder_parser(sub: Any) -> None:
@@ -508,7 +547,12 @@ def _add_ladder_parser(sub: Any) -> None:
                                    "heuristic agents, and its win, deal-in and mean fan over its matches. "
                                    "Exit status 2 on bad arguments.", parents=[_GAME, _VARIANT, _MODE])
     p.add_argument("--all", action="store_true", help="every ladder")
+    p.add_argument("--version", metavar="N", type=_ladder_version,
+                   help="the ladder's version N (or vN; default: the current one); with --all, every ladder "
+                        "that has that version")
     p.add_argument("--json", metavar="FILE", type=_output_file, help="also write the table as JSON")
+    p.add_argument("--html", metavar="FILE", type=_output_file,
+                   help="also write the ladders as one HTML page (a table and a rating plot each; opens offline)")
     p.set_defaults(func=_run_ladder, refuse=(OSError, ValueError))
 
 

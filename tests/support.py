@@ -220,6 +220,14 @@ def expect_log_error(tmp_path: Path, lines: list[str], line: int, error: type[Ex
     assert err.value.line == line
 
 
+def cli_status(argv: list[str]) -> int:
+    """The exit status of ``mjenv ARGV``, whether it returns or argparse exits (a bad argument)."""
+    try:
+        return cli.main(argv)
+    except SystemExit as exc:
+        return int(exc.code)
+
+
 def cli_replay(tmp_path: Path, capsys: pytest.CaptureFixture, lines: list[str], *flags: str,
                name: str = "t.jsonl") -> tuple[int, str, str]:
     """Run ``mjenv replay`` on ``lines``; return its exit code, stdout and stderr."""

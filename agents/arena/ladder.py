@@ -19,6 +19,12 @@ intervals, and each adjacent pair's gap with its interval. A ladder never change
 whose checkpoint or variant changes needs a new ``version`` and a rebuild (tests check the stored
 files against :data:`LADDERS` and the checkpoints).
 
+**Versions**: :data:`LADDERS` holds each configuration's current version; older versions stay in
+:data:`RETIRED`, readable beside it (:func:`versions`, ``mjenv ladder --version N``). Version 1 of a
+ladder is stored as ``<key>.json``, version N > 1 as ``<key>.vN.json`` (:func:`data_path`), so a
+new version never touches an older file. A retired version is checked as data and against its
+digest, its rungs by name and kind only (its networks' checkpoints may have changed since).
+
 **Verified as data** (:func:`load`): a stored file is read only if every field has its type and
 every number is finite and in range (:func:`check_data`), its rungs are the spec's, and its sha256
 is the one recorded for its ladder in :data:`DIGESTS`, so an edited file (ratings shifted, outcomes
@@ -114,7 +120,27 @@ LADDERS: dict[str, LadderSpec] = {spec.key: spec for spec in (
                ("random", "heuristic", "heuristic-greedy", "heuristic-nocalls"), 4000),
     LadderSpec("joy_mahjong-no_fan", "joy_mahjong", (("room", "no_fan"),), _JOY, 4000),
 )}
-"""Every reference ladder by key (the game configurations that ship), rungs weakest first."""
+"""Every reference ladder by key (the game configurations that ship), rungs weakest first: the
+current version of each."""
+RETIRED: tuple[LadderSpec, ...] = ()
+"""The older versions of ladders, still readable (``mjenv ladder --version N``); when a ladder gets a
+new version in :data:`LADDERS`, its old spec moves here unchanged, and so does its digest's entry."""
+
+
+def versions(key: str) -> list[LadderSpec]:
+    """Every stored version of a ladder, oldest first (the last is :data:`LADDERS`' own)."""
+    return sorted((s for s in (*RETIRED, *LADDERS.values()) if s.key == key), key=lambda s: s.version)
+
+
+def version_of(spec: LadderSpec, version: int | None) -> LadderSpec:
+    """The ladder ``spec`` at ``version`` (None: the current one); a ValueError naming its versions."""
+    if version is None:
+        return LADDERS[spec.key]
+    for v in versions(spec.key):
+        if v.version == version:
+            return v
+    known = ", ".join(f"v{v.version}" for v in versions(spec.key))
+    raise ValueError(f"ladder {spec.key} has no version {version}; its versions: {known}")
 
 
 LADDER_OPTIONS = {"blood_battle": {"preset": "happy", "mode": "blood"}, "joy_mahjong": {"room": "popular"}}
@@ -261,9 +287,14 @@ def build(spec: LadderSpec, deals: int | None = None, workers: int = 1, log: Any
     return data
 
 
-def data_path(key: str) -> Path:
-    """The stored file of a ladder."""
-    return DATA_DIR / f"{key}.json"
+def file_name(key: str, version: int = 1) -> str:
+    """The file name of a ladder's version: ``<key>.json`` for v1, ``<key>.vN.json`` after it."""
+    return f"{key}.json" if version == 1 else f"{key}.v{version}.json"
+
+
+def data_path(key: str, version: int = 1) -> Path:
+    """The stored file of a ladder's version (:func:`file_name` in :data:`DATA_DIR`)."""
+    return DATA_DIR / file_name(key, version)
 
 
 def file_digest(raw: bytes) -> str:
@@ -274,7 +305,7 @@ def file_digest(raw: bytes) -> str:
 def load(spec: LadderSpec) -> dict[str, Any]:
     """A stored ladder, verified (module docstring): well-formed, finite and in range, its rungs the
     spec's (version, rungs, checkpoints), its digest the recorded one; else a :class:`LadderError`."""
-    path = data_path(spec.key)
+    path = data_path(spec.key, spec.version)
     try:
         raw = path.read_bytes()
         data = json.loads(raw.decode("utf-8"))
@@ -287,8 +318,10 @@ def load(spec: LadderSpec) -> dict[str, Any]:
     problem = check_data(data)
     if problem:
         raise LadderError(f"{path}: malformed stored ladder: {problem}")
-    stored = [{k: r[k] for k in ("name", "kind", "sha256") if k in r} for r in data["rungs"]]
-    current = [{k: v for k, v in rung_spec(n).items() if k in ("name", "kind", "sha256")} for n in spec.rungs]
+    # A retired version's networks may have new checkpoints since: its rungs are checked by name and kind.
+    fields = ("name", "kind", "sha256") if LADDERS.get(spec.key) == spec else ("name", "kind")
+    stored = [{k: r[k] for k in fields if k in r} for r in data["rungs"]]
+    current = [{k: v for k, v in rung_spec(n).items() if k in fields} for n in spec.rungs]
     if stored != current:
         raise LadderError(f"{path}: its rungs {stored} are not the ladder's {current}: a changed rung needs a new "
                           f"ladder version and a rebuild (python -m agents.arena.ladder build {spec.key})")
@@ -398,23 +431,42 @@ def _interval(v: dict[str, float] | None) -> str:
     return "—" if v is None else f"{v['mean_beans']:+.2f} [{v['ci_low']:+.2f}, {v['ci_high']:+.2f}]"
 
 
-def format_table(data: dict[str, Any]) -> str:
-    """The ladder as a Markdown table, strongest rung first."""
-    head = (f"**{data['ladder']}** ({data['game']}, {', '.join(f'{k} {v}' for k, v in data['env_options'].items())}): "
+COLUMNS = ("rung", "rating [95% CI]", "vs 3 × random", "vs 3 × heuristic", "win", "deal-in", "mean fan")
+"""The columns of a ladder's table (:func:`table_rows`)."""
+
+
+def setting_line(data: dict[str, Any]) -> str:
+    """What a ladder was built from: ``(game, options): N matches × deals × 4 rotations, seed, mjenv``."""
+    return (f"({data['game']}, {', '.join(f'{k} {v}' for k, v in data['env_options'].items())}): "
             f"{len(data['matches'])} matches × {data['deals']:,} deals × 4 rotations, seed {data['seed']}, "
             f"mjenv {data['mjenv_version']}")
-    lines = [head, "",
-             "| rung | rating [95% CI] | vs 3 × random | vs 3 × heuristic | win | deal-in | mean fan |",
-             "|---|---|---|---|---|---|---|"]
+
+
+def table_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The cells of a ladder's table (:data:`COLUMNS`), strongest rung first, as plain text."""
+    rows = []
     for r in reversed(data["rungs"]):
         anchor = r["name"] == ANCHOR
         rated = f"{r['rating']:.0f} (anchor)" if anchor else f"{r['rating']:.0f} [{r['ci'][0]:.0f}, {r['ci'][1]:.0f}]"
         fan = "—" if r["mean_fan"] is None else f"{r['mean_fan']:.2f}"
-        lines.append(f"| `{r['name']}` | {rated} | {_interval(r['vs_random'])} | {_interval(r['vs_heuristic'])} | "
-                     f"{r['win_rate']:.1%} | {r['deal_in_rate']:.1%} | {fan} |")
+        rows.append((r["name"], rated, _interval(r["vs_random"]), _interval(r["vs_heuristic"]),
+                     f"{r['win_rate']:.1%}", f"{r['deal_in_rate']:.1%}", fan))
+    return rows
+
+
+def gaps_line(data: dict[str, Any]) -> str:
+    """The gaps between adjacent rungs with their intervals, strongest pair first."""
     gaps = ", ".join(f"{g['upper']} − {g['lower']} {g['difference']:.0f} [{g['ci'][0]:.0f}, {g['ci'][1]:.0f}]"
                      for g in reversed(data["gaps"]))
-    lines += ["", f"Gaps between adjacent rungs: {gaps}."]
+    return f"Gaps between adjacent rungs: {gaps}."
+
+
+def format_table(data: dict[str, Any]) -> str:
+    """The ladder as a Markdown table, strongest rung first."""
+    lines = [f"**{data['ladder']}** {setting_line(data)}", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += [f"| `{name}` | " + " | ".join(cells) + " |" for name, *cells in table_rows(data)]
+    lines += ["", gaps_line(data)]
     return "\n".join(lines)
 
 
@@ -472,14 +524,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mjenv.outputs import OutputError, check_output, write_json
 
     keys = list(LADDERS) if args.all else args.keys
+    # Each ladder's current version, in its own file: a v2 never overwrites the v1 beside it.
+    paths = {key: args.out_dir / file_name(key, LADDERS[key].version) for key in keys}
     try:
-        for key in keys:
-            check_output(args.out_dir / f"{key}.json")
+        for path in paths.values():
+            check_output(path)
     except OutputError as exc:
         parser.error(str(exc))
-    for key in keys:
+    for key, path in paths.items():
         data = build(LADDERS[key], args.deals, args.workers, log=sys.stderr)
-        path = args.out_dir / f"{key}.json"
         write_json(path, data)
         problems = check_bars(data)
         print(f"wrote {path} ({data['elapsed_s']:.0f} s)\n{format_table(data)}\n"

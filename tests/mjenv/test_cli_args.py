@@ -11,18 +11,10 @@ import pytest
 import agents.arena
 from agents.arena import deal_log_path, run_arena
 from agents.registry import SHIPPED_CHECKPOINTS
-from mjenv.cli import main
 from mjenv.demo import run_demo
+from tests.support import cli_status
 
 SHIPPED = SHIPPED_CHECKPOINTS["blood_battle_qq"]
-
-
-def _exit_code(argv: list[str]) -> int:
-    """The exit status of ``mjenv ARGV`` whether it returns or argparse exits."""
-    try:
-        return main(argv)
-    except SystemExit as exc:
-        return int(exc.code)
 
 
 @pytest.mark.parametrize("flag", ["--out", "--plot"])
@@ -34,7 +26,7 @@ def test_eval_output_paths_are_checked_before_the_evaluation(tmp_path: Path, mon
     played = []
     monkeypatch.setattr(agents.arena, "run_arena", lambda **kw: played.append(kw))
     argv = ["eval", "--agents", "random", "random", "--deals", "2", "--no-progress", flag, str(tmp_path / where)]
-    assert _exit_code(argv) == 2
+    assert cli_status(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert played == []  # nothing evaluated
@@ -43,7 +35,7 @@ def test_eval_output_paths_are_checked_before_the_evaluation(tmp_path: Path, mon
 
 @pytest.mark.parametrize("argv", [["demo", "--seed", "-1"], ["demo", "--every", "-2"], ["demo", "--seed", "x"]])
 def test_demo_refuses_negative_or_non_integer_numbers(argv: list[str], capsys: pytest.CaptureFixture) -> None:
-    assert _exit_code(argv) == 2
+    assert cli_status(argv) == 2
     err = capsys.readouterr().err
     assert "expected an int >= 0" in err and "Traceback" not in err
 
@@ -88,7 +80,7 @@ def test_view_refuses_to_write_over_its_log(tmp_path: Path, log: Path, capsys: p
     shutil.copy(log, source)
     before = source.read_bytes()
     out = _alias(kind, source, tmp_path)
-    assert _exit_code(["view", str(source), "-o", str(out)]) == 2
+    assert cli_status(["view", str(source), "-o", str(out)]) == 2
     _no_traceback(capsys, "is the same file as the log")
     assert source.read_bytes() == before
 
@@ -97,7 +89,7 @@ def test_view_checks_its_default_output_path(tmp_path: Path, log: Path, capsys: 
     source = tmp_path / "L.jsonl"
     shutil.copy(log, source)
     (tmp_path / "L.html").mkdir()  # where the page would go by default
-    assert _exit_code(["view", str(source)]) == 2
+    assert cli_status(["view", str(source)]) == 2
     _no_traceback(capsys, "L.html is a folder")
 
 
@@ -109,7 +101,7 @@ def test_view_that_fails_leaves_an_existing_page_and_no_temporary_file(tmp_path:
     bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
     page = tmp_path / "page.html"
     page.write_text("the page of yesterday")
-    assert _exit_code(["view", str(bad), "-o", str(page)]) == 2
+    assert cli_status(["view", str(bad), "-o", str(page)]) == 2
     _no_traceback(capsys, f"malformed log at line {len(lines)}")
     assert page.read_text() == "the page of yesterday"
     assert sorted(os.listdir(tmp_path)) == ["bad.jsonl", "page.html"]
@@ -123,10 +115,10 @@ def test_compare_refuses_to_write_over_a_results_file(tmp_path: Path, capsys: py
         path.write_text(json.dumps(run_arena(agents=[agent, "random"], deals=2, progress=False).to_dict()))
     before = base.read_bytes()
     out = _alias(kind, base, tmp_path)
-    assert _exit_code(["compare", "--base", str(base), "--new", str(new), "--out", str(out)]) == 2
+    assert cli_status(["compare", "--base", str(base), "--new", str(new), "--out", str(out)]) == 2
     _no_traceback(capsys, "is the same file as the results file")
     assert base.read_bytes() == before
-    assert _exit_code(["compare", "--base", str(base), "--new", str(new), "--out", "/proc/c.json"]) == 2
+    assert cli_status(["compare", "--base", str(base), "--new", str(new), "--out", "/proc/c.json"]) == 2
     _no_traceback(capsys, "cannot write /proc/c.json")
 
 
@@ -138,7 +130,7 @@ def test_eval_refuses_to_write_over_a_policy_it_plays(tmp_path: Path, monkeypatc
     policy = tmp_path / "policy.pt"
     shutil.copy(SHIPPED, policy)
     argv = ["eval", "--agents", str(policy), "random", "--deals", "2", "--no-progress", flag, str(policy)]
-    assert _exit_code(argv) == 2
+    assert cli_status(argv) == 2
     _no_traceback(capsys, "is the same file as the policy checkpoint")
     assert played == [] and policy.read_bytes() == SHIPPED.read_bytes()
 
@@ -148,13 +140,13 @@ def test_eval_refuses_one_file_for_results_and_plot(tmp_path: Path, monkeypatch:
     played = []
     monkeypatch.setattr(agents.arena, "run_arena", lambda **kw: played.append(kw))
     out = str(tmp_path / "r.out")
-    assert _exit_code(["eval", "--agents", "random", "random", "--no-progress", "--out", out, "--plot", out]) == 2
+    assert cli_status(["eval", "--agents", "random", "random", "--no-progress", "--out", out, "--plot", out]) == 2
     _no_traceback(capsys, "--out and --plot name the same file")
     assert played == []
 
 
 def test_eval_log_folder_that_cannot_be_made_is_refused_before_the_evaluation(capsys: pytest.CaptureFixture) -> None:
-    assert _exit_code(["eval", "--agents", "random", "random", "--deals", "1", "--no-progress",
+    assert cli_status(["eval", "--agents", "random", "random", "--deals", "1", "--no-progress",
                        "--log", "/proc/logs"]) == 2
     _no_traceback(capsys, "cannot create folder /proc/logs")
 
@@ -162,16 +154,16 @@ def test_eval_log_folder_that_cannot_be_made_is_refused_before_the_evaluation(ca
 @pytest.mark.parametrize("command", [["demo"], ["play"]])
 def test_demo_and_play_check_their_log_before_the_hand(command: list[str], tmp_path: Path,
                                                        capsys: pytest.CaptureFixture) -> None:
-    assert _exit_code([*command, "--log", "/proc/hand.jsonl"]) == 2
+    assert cli_status([*command, "--log", "/proc/hand.jsonl"]) == 2
     _no_traceback(capsys, "cannot write /proc/hand.jsonl")
-    assert _exit_code([*command, "--log", str(tmp_path)]) == 2
+    assert cli_status([*command, "--log", str(tmp_path)]) == 2
     _no_traceback(capsys, "is a folder")
 
 
 def test_play_refuses_a_log_that_is_an_opponent_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     policy = tmp_path / "policy.pt"
     shutil.copy(SHIPPED, policy)
-    assert _exit_code(["play", "--opponents", f"random,{policy},random", "--log", str(policy)]) == 2
+    assert cli_status(["play", "--opponents", f"random,{policy},random", "--log", str(policy)]) == 2
     out, err = capsys.readouterr()
     assert "is the same file as the policy checkpoint" in err and "Traceback" not in err
     assert out == ""  # no hand dealt

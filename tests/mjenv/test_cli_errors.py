@@ -12,13 +12,7 @@ from pathlib import Path
 import pytest
 
 from mjenv.cli import main
-
-
-def _run(argv: list[str]) -> int:
-    try:
-        return main(argv)
-    except SystemExit as exc:
-        return int(exc.code)
+from tests.support import cli_status
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -42,7 +36,7 @@ def _run(argv: list[str]) -> int:
 def test_every_bad_argument_is_one_line_and_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture,
                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert _run(argv) == 2
+    assert cli_status(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "usage:" not in err and "Traceback" not in err, err
 
@@ -51,7 +45,7 @@ def test_every_bad_argument_is_one_line_and_exit_2(argv: list[str], message: str
 def test_a_file_that_is_no_log_is_called_so(command: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     results = tmp_path / "r.json"
     results.write_text('{\n  "agents": ["heuristic", "random"]\n}\n')  # mjenv eval --out writes indented JSON
-    assert _run([command, str(results)]) == 2
+    assert cli_status([command, str(results)]) == 2
     err = capsys.readouterr().err
     assert f"{results} is not a replay log" in err and "bad JSON" not in err and err.count("\n") == 1, err
 
