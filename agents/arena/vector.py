@@ -1,4 +1,5 @@
-"""The duplicate arena's deals played on a batched env of :mod:`mjenv.vector`, on either backend:
+"""The duplicate arena's deals played on the self-play view of :mod:`mjenv.vector`
+(:class:`~mjenv.vector.SelfPlayVectorEnv`, as the trainer's rollouts), on either backend:
 the compiled engine (``backend="compiled"``, the fast path) or the readable one
 (``backend="reference"``, which also writes replay logs).
 
@@ -66,7 +67,7 @@ class _DealBatch:
     def __init__(self, game: str, policies: Sequence[Policy], env_options: dict[str, Any], seed: int,
                  start: int, stop: int, num_threads: int, names: Sequence[str], backend: str,
                  logs: DealLogs | None) -> None:
-        import mjenv.vector as mv  # lazily: the compiled engine loads only when used
+        from mjenv.vector import SelfPlayVectorEnv  # lazily: the compiled engine loads only when used
 
         self.game, self.policies, self.seed, self.names, self.logs = game, list(policies), seed, list(names), logs
         n = N_SEATS * (stop - start)
@@ -74,10 +75,12 @@ class _DealBatch:
         self.rotation = np.arange(n) % N_SEATS
         # agent_at[table, seat]: the policy seated there.
         self.agent_at = np.array([lineup(len(policies), r) for r in range(N_SEATS)])[self.rotation]
-        self.venv = mv.make(game, n, backend=backend, num_threads=num_threads, copy=False, **env_options)
+        # The self-play view, as the trainer's rollouts: its rewards go unread (a hand's record is its bean table).
+        self.venv = SelfPlayVectorEnv(game, n, backend=backend, num_threads=num_threads, copy=False, **env_options)
+        self.engine = self.venv.venv.backend
         if logs is not None:
-            self.venv.backend.keep_logs()
-        self.cap = int(getattr(self.venv.backend.rules, "cap_fan", 0))
+            self.engine.keep_logs()
+        self.cap = int(getattr(self.engine.rules, "cap_fan", 0))
         self._rngs: dict[tuple[int, int], np.random.Generator] = {}
         self._probe = np.random.default_rng(0)
         self._draws_rng: set[int] = set()
@@ -86,21 +89,21 @@ class _DealBatch:
         """Every table's hand; finished tables wait (``step(active=)``) until all are done."""
         venv, n = self.venv, self.venv.num_envs
         obs, info = venv.reset(seed=[deal_seed(self.seed, int(d)) for d in self.deal])
-        wall, dealer = venv.backend.dealt(np.arange(n))
+        wall, dealer = self.engine.dealt(np.arange(n))
         digests = [zlib.crc32(w.astype(np.int16).tobytes()) for w in wall]
         records: list[HandRecord | None] = [None] * n
         active = np.ones(n, dtype=np.bool_)
         tables = np.arange(n)
         while active.any():
-            seat = info["seat"]
+            seat, masks = info["seat"], info["action_mask"]
             agent = self.agent_at[tables, seat]
             actions = np.zeros(n, dtype=np.int64)
             for p in range(len(self.policies)):
                 rows = np.flatnonzero(active & (agent == p))
                 if rows.size:
                     if self.logs is not None:
-                        self._log_decisions(p, rows, obs)
-                    actions[rows] = self._choose(p, rows, obs, seat)
+                        self._log_decisions(p, rows, obs, masks)
+                    actions[rows] = self._choose(p, rows, obs[rows], masks[rows], seat)
             obs, _, terminated, _, info = venv.step(actions, active=active)
             finished = np.flatnonzero(terminated & active)
             for t in finished.tolist():
@@ -109,7 +112,7 @@ class _DealBatch:
                                         self._wins(info, t), str(info["end_reason"][t]), self._escaped(info, t),
                                         self._item_uses(info, t))
                 if self.logs is not None:
-                    self.logs.add(int(self.deal[t]), int(self.rotation[t]), venv.backend.hand_logs.pop(t),
+                    self.logs.add(int(self.deal[t]), int(self.rotation[t]), self.engine.hand_logs.pop(t),
                                   [self.names[a] for a in self.agent_at[t]])
             active &= ~terminated
             if on_deal is not None and finished.size:  # deals whose four tables are all done now
@@ -120,11 +123,12 @@ class _DealBatch:
         venv.close()
         return records  # type: ignore[return-value]
 
-    def _choose(self, p: int, rows: np.ndarray, obs: dict[str, np.ndarray], seat: np.ndarray) -> np.ndarray:
-        """Policy ``p``'s actions at ``rows``: one batched call, or row by row with each seat's
-        own generator once the policy has drawn from its generator (module docstring)."""
+    def _choose(self, p: int, rows: np.ndarray, observations: np.ndarray, masks: np.ndarray,
+                seat: np.ndarray) -> np.ndarray:
+        """Policy ``p``'s actions at ``rows`` (their ``observations`` and ``masks``): one batched
+        call, or row by row with each seat's own generator once the policy has drawn from its
+        generator (module docstring)."""
         policy = self.policies[p]
-        observations, masks = obs["observation"][rows], obs["action_mask"][rows]
         name = self.names[p]
         if p not in self._draws_rng:
             before = self._probe.bit_generator.state
@@ -143,13 +147,12 @@ class _DealBatch:
             self._rngs[key] = decision_rng(self.seed, int(self.deal[table]), int(self.rotation[table]), seat)
         return self._rngs[key]
 
-    def _log_decisions(self, p: int, rows: np.ndarray, obs: dict[str, np.ndarray]) -> None:
+    def _log_decisions(self, p: int, rows: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
         """Note policy ``p``'s decisions at ``rows`` for the replay logs: their legal actions and,
         where the policy has ``action_probs``, its probabilities (as the AEC arena logs them)."""
         probs = getattr(self.policies[p], "action_probs", None)
         for t in rows.tolist():
-            self.venv.backend.log_decision(
-                t, None if probs is None else probs(obs["observation"][t], obs["action_mask"][t]))
+            self.engine.log_decision(t, None if probs is None else probs(obs[t], masks[t]))
 
     @staticmethod
     def _escaped(info: dict[str, Any], t: int) -> tuple[int, ...]:

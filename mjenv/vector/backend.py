@@ -41,6 +41,8 @@ hands of an episode). Rule IDs: docs/rules-blood-battle.md, docs/rules-joy-mahjo
 
 from __future__ import annotations
 
+import abc
+
 import os
 import threading
 import warnings
@@ -182,7 +184,7 @@ class SpecBackend:
         self.keeps_balances = spec.rules.bankroll is not None
 
 
-class CompiledBackend(SpecBackend):
+class CompiledBackend(SpecBackend, abc.ABC):
     """What both compiled backends share: the game spec (a ready ``spec`` or the AEC env's options
     to build one), the constants the encoders need, and one compiled view of the state per thread.
 
@@ -267,8 +269,8 @@ class CompiledBackend(SpecBackend):
         chunk, args = self._step_chunk, (self.st, *self._step_args(actions, tables, delta, ended, out, True))
         return lambda: chunk(*args)
 
+    @abc.abstractmethod
     def _step_args(self, actions: np.ndarray, tables: np.ndarray, delta: np.ndarray, ended: np.ndarray,
                    out: np.ndarray, observe: bool) -> tuple:
         """The arguments after the view of the game's compiled ``_step_chunk`` (and after the
         views and bounds of its ``_step_parts``)."""
-        raise NotImplementedError

@@ -152,3 +152,18 @@ def test_replay_logs_are_asked_for_before_they_are_noted() -> None:
     venv.backend.keep_logs()
     with pytest.raises(ValueError, match=r"probs must have shape \(\d+,\), one per action"):
         venv.backend.log_decision(0, np.zeros(3))
+
+
+def test_a_compiled_backend_without_its_step_arguments_cannot_be_made() -> None:
+    """CompiledBackend is abstract: a game's compiled backend that forgets ``_step_args`` fails when
+    it is made, not at its first step; both games' backends define it."""
+    from mjenv.vector.backend import CompiledBackend
+    from mjenv.vector.blood_battle import BloodBattleBackend
+    from mjenv.vector.joy_mahjong import JoyMahjongBackend
+
+    class Partial(CompiledBackend):
+        game = "blood_battle"
+
+    with pytest.raises(TypeError, match="abstract"):
+        Partial(1, None, None, {})
+    assert not BloodBattleBackend.__abstractmethods__ and not JoyMahjongBackend.__abstractmethods__
