@@ -259,7 +259,7 @@ def _obs_space(planes: spaces.Box, n_actions: int) -> spaces.Dict:
 # ---------------------------------------------------------------- self-play on the compiled engine
 
 
-class _Table(MultiAgentEnv):
+class _TableSpaces(MultiAgentEnv):
     """What RLlib reads of one table (``envs[i]``): the agents and their spaces. The tables are
     stepped together by the vector env, never one by one."""
 
@@ -302,7 +302,7 @@ class SelfPlayMultiAgentVectorEnv(VectorMultiAgentEnv):
         self.single_observation_space = spaces.Dict(self.single_observation_spaces)
         self.single_action_space = spaces.Dict(self.single_action_spaces)
         self.observation_space, self.action_space = self.single_observation_space, self.single_action_space
-        self.envs = [_Table(obs_space, self.selfplay.single_action_space)] * n  # RLlib reads spaces there
+        self.envs = [_TableSpaces(obs_space, self.selfplay.single_action_space)] * n  # RLlib reads spaces there
         self._no_mask = np.zeros(self.selfplay.single_action_space.n, dtype=np.float32)
         self._no_mask.flags.writeable = False  # the last views' mask, shared
         self._seat = np.zeros(n, dtype=np.int64)  # each table's seat to act
