@@ -10,7 +10,9 @@ searcher's seats (four heuristics). Beans per hand: the searcher's, with the dup
 interval over per-deal means. Deal-in (点炮) rate: the share of the seat's hands in which it
 discarded (or had robbed) a winning tile at least once. With ``--paired`` the search agent with its
 defaults also plays the same deals, and the difference of the two (per deal, the option's beans less
-the defaults') is reported with its 95% interval. Results: docs/experiments/2026-12-07-belief-and-search.md.
+the defaults') is reported with its 95% interval; ``--reference FILE`` pairs with the defaults'
+per-deal results of an earlier ``--paired`` run on the same seed instead of replaying them (the
+agents are deterministic functions of their observations, so a replay gives the same). Results: docs/experiments/2026-12-07-belief-and-search.md.
 """
 
 from __future__ import annotations
@@ -57,8 +59,17 @@ def main() -> None:
     p.add_argument("--candidates", type=int, default=None, help="worlds drawn before weighting (default 2 K)")
     p.add_argument("--eps", type=float, default=DEFAULT_EPS, help="the opponents' error rate of the weighting")
     p.add_argument("--paired", action="store_true", help="also play the search's defaults on the same deals")
+    p.add_argument("--reference", default=None, help="an earlier --paired run's JSON: pair with its defaults")
     p.add_argument("--out", required=True)
     a = p.parse_args()
+    earlier = None
+    if a.reference is not None:
+        earlier = json.loads(Path(a.reference).read_text())
+        if earlier.get("seed") != a.seed or earlier.get("preset") != a.preset or "defaults" not in earlier:
+            raise ValueError(f"--reference {a.reference}: not a --paired run of preset {a.preset} and seed {a.seed}")
+        if len(earlier["defaults"]["per_deal"]) < a.deals:
+            raise ValueError(f"--reference {a.reference}: holds {len(earlier['defaults']['per_deal'])} deals, "
+                             f"fewer than --deals {a.deals}")
     agent = SearchPolicy(None if a.belief == "none" else a.belief, rollouts=a.rollouts, z=a.z, safety=a.safety,
                          weighting=a.weighting, candidates=a.candidates, eps=a.eps)
     reference = SearchPolicy(None if a.belief == "none" else a.belief, name="search-defaults")
@@ -89,13 +100,17 @@ def main() -> None:
             "ms_per_searched_decision": 1000 * think / max(agent.searched, 1), "elapsed_s": time.perf_counter() - t0,
             "weighting": a.weighting, "candidates": agent.candidates, "eps": a.eps,
         }
-        if a.paired:
-            ref = np.concatenate(ref_beans).reshape(-1, 4).mean(axis=1)
+        if a.paired or earlier is not None:
+            ref = np.concatenate(ref_beans).reshape(-1, 4).mean(axis=1) if a.paired else \
+                np.array(earlier["defaults"]["per_deal"][:hi])
             diff = per_deal - ref
             result["defaults"] = {"beans_per_hand": float(ref.mean()), "per_deal": [float(x) for x in ref],
                                   "interval": [float(ref.mean() - interval_half(ref)), float(ref.mean() + interval_half(ref))],
                                   "searched": reference.searched, "changed": reference.changed,
-                                  "ms_per_searched_decision": 1000 * ref_think / max(reference.searched, 1)}
+                                  "ms_per_searched_decision": 1000 * ref_think / max(reference.searched, 1),
+                                  "from": a.reference or "replayed"}
+            if not a.paired:  # not replayed: no counts or times of this run
+                result["defaults"].update(searched=None, changed=None, ms_per_searched_decision=None)
             result["paired_difference"] = {"mean": float(diff.mean()), "interval": [float(diff.mean() - interval_half(diff)),
                                                                                     float(diff.mean() + interval_half(diff))]}
         Path(a.out).write_text(json.dumps(result, indent=1))
@@ -103,11 +118,11 @@ def main() -> None:
               f"beans/hand; deal-in {result['deal_in_rate']:.1%} (heuristic {result['heuristic_deal_in_rate']:.1%}); "
               f"{agent.changed}/{agent.searched} changed; {result['ms_per_searched_decision']:.0f} ms/search; "
               f"{result['elapsed_s']:.0f} s", flush=True)
-        if a.paired:
+        if "paired_difference" in result:
             pd = result["paired_difference"]
+            ms = f"; defaults {result['defaults']['ms_per_searched_decision']:.0f} ms/search" if a.paired else ""
             print(f"    defaults {result['defaults']['beans_per_hand']:+.2f}; paired difference {pd['mean']:+.2f} "
-                  f"[{pd['interval'][0]:+.2f}, {pd['interval'][1]:+.2f}]; defaults "
-                  f"{result['defaults']['ms_per_searched_decision']:.0f} ms/search", flush=True)
+                  f"[{pd['interval'][0]:+.2f}, {pd['interval'][1]:+.2f}]{ms}", flush=True)
 
 
 if __name__ == "__main__":
