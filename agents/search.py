@@ -13,7 +13,11 @@ What it receives is what the seat observes (``act`` / ``act_batch``), nothing el
 2. **K worlds** (:func:`agents.compiled.search.resample`, ``belief`` worlds): each opponent's hand
    drawn with the belief's odds of each kind lying with it, matched to a shanten drawn from the
    belief's prediction for that opponent (:mod:`agents.belief`); the wall is the rest, shuffled.
-   Without a belief checkpoint (``belief=None``) the worlds are ``uniform``.
+   Without a belief checkpoint (``belief=None``) the worlds are ``uniform``. With
+   ``weighting="actions"`` M = ``candidates`` worlds are drawn this way and K of them kept by how
+   likely they make what the seat saw of the others' play under heuristic opponents: each one's
+   last discard, and the wins it passed (:func:`agents.compiled.search.world_loglik`; arXiv
+   1905.10911).
 3. **Rollouts**: every legal action in each world, then four compiled heuristics to the end of the
    hand (the same K worlds for every action: common random numbers).
 4. **The gate**: the action with the best mean bean change is played if its lead over the prior
@@ -55,12 +59,16 @@ DEFAULT_BELIEF = Path(__file__).with_name("checkpoints") / "belief_blood_battle_
 """The shipped belief checkpoint (trained on the happy preset; ``train.belief``)."""
 DEFAULT_ROLLOUTS = 16
 DEFAULT_Z = 1.0
+DEFAULT_EPS = 0.1
+"""The opponents' error rate of the ``actions`` weighting (the true hands of four-heuristic tables
+explain all the others' observed play at 95% of the decisions: bench/search_worlds.py)."""
+WEIGHTINGS = ("none", "actions")
 
 
 class _Table:
     """The compiled context of one preset and the scratch states of the search."""
 
-    def __init__(self, preset: str, rollouts: int) -> None:
+    def __init__(self, preset: str, rollouts: int, candidates: int = 0) -> None:
         import mjenv.vector as mv  # lazily: the compiled engine loads on first use
         from mjenv.vector.engine import blood_battle as eng
 
@@ -68,7 +76,7 @@ class _Table:
         self.eng, self.rules, self.bean_scale = eng, backend.rules, backend.bean_scale
         self.ctx = cs.context(backend)
         self.st, self.arrays = eng.new_state(1)
-        self.scratch = eng.new_state(eng.N_ACTIONS * max(rollouts, 1))
+        self.scratch = eng.new_state(max(eng.N_ACTIONS * max(rollouts, 1), candidates))
 
 
 def preset_of(observation: np.ndarray) -> str:
@@ -159,15 +167,28 @@ class SearchPolicy(BatchByLoop):
     checkpoint path, or None for uniform worlds; ``rollouts``: K worlds per searched decision;
     ``z``: the significance gate; ``seed``: mixed into every decision's seed; ``safety``: with a
     belief, never switch to a discard whose deal-in danger exceeds the prior's by more than this
-    (None: no such gate)."""
+    (None: no such gate); ``weighting``: ``"none"``, or ``"actions"`` to draw ``candidates`` worlds
+    (default 2 K) and keep K of them by how likely they make the opponents' observed play under
+    heuristic opponents that err with probability ``eps``
+    (:func:`agents.compiled.search.world_loglik`)."""
 
     def __init__(self, belief: Belief | str | Path | None = DEFAULT_BELIEF, rollouts: int = DEFAULT_ROLLOUTS,
                  z: float = DEFAULT_Z, seed: int = 0, name: str = "search",
-                 safety: float | None = None) -> None:
+                 safety: float | None = None, weighting: str = "none", candidates: int | None = None,
+                 eps: float = DEFAULT_EPS) -> None:
         if not isinstance(rollouts, int) or rollouts < 2:
             raise ValueError(f"rollouts must be an int >= 2 (a standard error needs two worlds), got {rollouts!r}")
         if z < 0:
             raise ValueError(f"z must be >= 0, got {z!r}")
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        candidates = 2 * rollouts if candidates is None else candidates
+        if weighting == "actions" and (not isinstance(candidates, int) or candidates <= rollouts):
+            raise ValueError(f"candidates must be an int > rollouts ({rollouts}), got {candidates!r}")
+        if not 0 < eps < 1:
+            raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
+        self.weighting, self.eps = weighting, float(eps)
+        self.candidates = candidates if weighting == "actions" else 0
         self.belief = load_belief(belief) if isinstance(belief, (str, Path)) else belief
         self.rollouts, self.z, self.seed, self.name = rollouts, float(z), int(seed), name
         self.safety = safety
@@ -177,7 +198,7 @@ class SearchPolicy(BatchByLoop):
 
     def _table(self, preset: str) -> _Table:
         if preset not in self._tables:
-            self._tables[preset] = _Table(preset, self.rollouts)
+            self._tables[preset] = _Table(preset, self.rollouts, self.candidates)
             self._priors[preset] = HeuristicPolicy(rules=self._tables[preset].rules)
         return self._tables[preset]
 
@@ -218,7 +239,8 @@ class SearchPolicy(BatchByLoop):
                 weights[(seat + r) % 4] = p["locations"][0, :, r]
             worlds = cs.BELIEF
             danger[eng.DISCARD_A:eng.DISCARD_A + 27] = p["danger"][0]
-        values = cs.action_values(a, 0, legal, worlds, self.rollouts, key, profile, table.ctx, table.scratch, weights)
+        values = cs.action_values(a, 0, legal, worlds, self.rollouts, key, profile, table.ctx, table.scratch, weights,
+                                  self.candidates, self.eps)
         lead = values - values[:, [int(np.flatnonzero(legal == prior)[0])]]
         mean, se = lead.mean(axis=0), lead.std(axis=0, ddof=1) / np.sqrt(self.rollouts)
         score = np.where(mean > self.z * se, mean, 0.0)

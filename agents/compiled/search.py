@@ -20,6 +20,10 @@ world; results in docs/experiments/2026-12-03-search-probe.md). The kinds of wor
   ``profile`` (a belief model's prediction for this table, :mod:`agents.belief`) and its tiles are
   drawn with the odds ``weights[o, kind]`` (Efraimidis–Spirakis sampling without replacement).
 
+Any kind of guessed world can be weighted (``action_values(candidates=M)``): M worlds are drawn
+and K kept, by resampling, with the odds that heuristic opponents who err with probability ``eps``
+would have played as the seat saw them play (:func:`world_loglik`).
+
 The guessed worlds keep one thing true that the observation shows only as a count: the kind of
 another seat's concealed kong (暗杠).
 """
@@ -107,6 +111,47 @@ def _heuristic_would_discard(hand: np.ndarray, st: eng.State, u: int, o: int, ct
     st.river_counts[u, o, d] += 1
     st.current[u], st.phase[u], st.drawn[u] = current, phase, drawn
     return chosen == eng.DISCARD_A + d
+
+
+@njit(cache=True, nogil=True)
+def world_loglik(st: eng.State, u: int, s: int, ctx: tuple, obs: np.ndarray, eps: float) -> float:
+    """Log-likelihood, under heuristic opponents that err with probability ``eps``, of what seat s
+    saw of the others' play, were table ``u``'s hidden hands the true ones (arXiv 1905.10911):
+
+    - each opponent o in play with a discard: the heuristic holding o's hand plus its last discard
+      chooses that discard (1 - eps) or another (eps / (choices - 1)). Approximations: the river
+      and the wall are today's, not those of that moment (the discards made since are seen);
+    - each later seat's last discard, taken in turn order from o to s (claims can reorder turns:
+      an approximation), that o could have won on and did not (the heuristic takes every win):
+      eps.
+    """
+    table = ctx[4]
+    win_table = ctx[1]
+    ll = 0.0
+    hand = np.zeros(27, np.int8)
+    for r in range(1, 4):
+        o = (s + r) % 4
+        if st.won[u, o]:
+            continue
+        n = st.river_len[u, o]
+        if n > 0:
+            hand[:] = st.hands[u, o]
+            d = st.river[u, o, n - 1]
+            hand[d] += 1
+            choices = 0
+            for k in range(27):
+                choices += hand[k] > 0
+            hand[d] -= 1
+            if _heuristic_would_discard(hand, st, u, o, ctx, obs):
+                ll += np.log(1.0 - eps)
+            else:
+                ll += np.log(eps / max(choices - 1, 1))
+        for q in range(r + 1, 4):
+            p = (s + q) % 4
+            m = st.river_len[u, p]
+            if m > 0 and not st.won[u, p] and eng.can_win_on(st, u, o, st.river[u, p, m - 1], win_table):
+                ll += np.log(eps)
+    return ll
 
 
 @njit(cache=True, nogil=True)
@@ -293,21 +338,49 @@ def context(backend: Any) -> tuple:
 
 NO_WEIGHTS = np.ones((4, 27))
 """The odds of worlds other than ``belief``: unused."""
+NO_PROFILE = np.ones((1, SHANTEN_COLS))
+"""The shanten profile of worlds that redraw no hand: unused."""
+
+
+def resample_by_actions(st: eng.State, copies: Any, s: int, rollouts: int, candidates: int, key: int,
+                        ctx: tuple, eps: float) -> np.ndarray:
+    """Keep K = ``rollouts`` of the ``candidates`` worlds in rows 0..M-1, drawn (systematic
+    resampling, with replacement) by their :func:`world_loglik`, in rows 0..K-1; each kept world's
+    live wall is shuffled anew, so a world kept twice differs in its wall. The log-likelihoods."""
+    obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+    ll = np.array([world_loglik(st, m, s, ctx, obs, eps) for m in range(candidates)])
+    w = np.exp(ll - ll.max())
+    edges = np.cumsum(w / w.sum())
+    u0 = np.random.default_rng(key).random()
+    pick = np.minimum(np.searchsorted(edges, (u0 + np.arange(rollouts)) / rollouts), candidates - 1)
+    for name in eng.FIELDS:
+        field = getattr(copies, name)
+        field[:rollouts] = field[pick].copy()
+    for k in range(rollouts):
+        resample(st, k, s, KNOWN_HANDS, (key * 4099 + candidates + k) % 2**31, NO_PROFILE, ctx, NO_WEIGHTS)
+    return ll
 
 
 def action_values(arrays: Any, t: int, legal: np.ndarray, worlds: int, rollouts: int, key: int,
                   profile: np.ndarray, ctx: tuple, scratch: tuple,
-                  weights: np.ndarray = NO_WEIGHTS) -> np.ndarray:
+                  weights: np.ndarray = NO_WEIGHTS, candidates: int = 0, eps: float = 0.1) -> np.ndarray:
     """Bean changes (K, len(legal)) of seat ``arrays.current[t]`` at table ``t``: each legal action
     in each of K = ``rollouts`` worlds drawn from ``key`` (the same worlds for every action), then
-    four heuristics to the end of the hand. ``scratch``: ``eng.new_state(N_ACTIONS * rollouts)``;
-    ``profile`` and ``weights``: see :func:`resample`."""
+    four heuristics to the end of the hand. ``scratch``: ``eng.new_state(N_ACTIONS * rollouts)``
+    rows at least, and ``candidates`` at least; ``profile`` and ``weights``: see :func:`resample`.
+    ``candidates`` M > K: draw M worlds and keep K of them by how likely they make the others'
+    observed play (:func:`resample_by_actions`, ``eps``: the opponents' error rate)."""
     st, copies = scratch
     s, c = int(arrays.current[t]), len(legal)
+    drawn = max(candidates, rollouts)
+    if drawn > len(copies.phase):
+        raise ValueError(f"candidates ({candidates}) exceed the scratch state's {len(copies.phase)} rows")
     for name in eng.FIELDS:  # K worlds in rows 0..K-1, then each repeated once per action
-        getattr(copies, name)[:rollouts] = getattr(arrays, name)[t]
-    for k in range(rollouts):
+        getattr(copies, name)[:drawn] = getattr(arrays, name)[t]
+    for k in range(drawn):
         resample(st, k, s, worlds, (key * 4099 + k) % 2**31, profile, ctx, weights)
+    if candidates > rollouts:
+        resample_by_actions(st, copies, s, rollouts, candidates, key, ctx, eps)
     for name in eng.FIELDS:
         field = getattr(copies, name)
         field[:c * rollouts] = np.repeat(field[:rollouts].copy(), c, axis=0)

@@ -46,11 +46,12 @@ def test_the_rebuilt_table_is_the_public_part_of_the_real_one(turns):
     assert rebuilt >= len(turns) - 1
 
 
-def test_a_redrawn_hidden_part_gives_the_same_choices(turns):
+@pytest.mark.parametrize("weighting", ["none", "actions"])
+def test_a_redrawn_hidden_part_gives_the_same_choices(turns, weighting):
     """The opponents' concealed tiles and the wall's order are redrawn consistently with the
     public record: the seat's observation is unchanged, and so is every choice of the agent."""
     ctx = cs.context(mv.make("blood_battle", 1, preset="happy").backend)
-    agent = SearchPolicy(belief=None, rollouts=2, z=0.0)
+    agent = SearchPolicy(belief=None, rollouts=2, z=0.0, weighting=weighting)
     checked = 0
     for obs, mask, real in turns[::4]:
         st, arrays = eng.new_state(1)
@@ -117,3 +118,89 @@ def test_the_safety_gate_never_switches_to_a_riskier_discard(turns):
         assert risk[a_safe] <= risk[prior] + 1e-9
         riskier += risk[a_free] > risk[prior] + 1e-9
     assert safe.searched > 0 and riskier > 0  # without the gate some switches were riskier
+
+
+def _real_table(real: dict) -> tuple:
+    """A one-row state holding the real table ``real``."""
+    st, arrays = eng.new_state(1)
+    for f in eng.FIELDS:
+        getattr(arrays, f)[0] = real[f]
+    return st, arrays
+
+
+def test_a_world_whose_hand_explains_the_last_discard_weighs_more(turns):
+    """The true hands (four heuristics played them) make the others' last discards and passed wins
+    likely; the same table with one opponent holding more copies of its last discard (three with
+    it, a set the heuristic would have kept) is less likely."""
+    ctx = cs.context(mv.make("blood_battle", 1, preset="happy").backend)
+    obs = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+    eps = 0.1
+    top, lower, higher, compared = 0, 0, 0, 0
+    for _, _, real in turns:
+        s = int(real["current"])
+        ll = cs.world_loglik(*_real_table(real)[:1], 0, s, ctx, obs, eps)
+        top += bool(ll > 3 * np.log(1 - eps) - 1e-9)
+        for r in range(1, 4):
+            o = (s + r) % 4
+            st, arrays = _real_table(real)
+            n = real["river_len"][o]
+            d = real["river"][o, n - 1] if n else -1
+            need = 2 - int(arrays.hands[0, o, d]) if n else 0
+            wall = np.flatnonzero(arrays.wall[0, :arrays.tail[0]] == d)
+            wall = list(wall[wall >= arrays.head[0]])
+            holders = [q for q in range(4) if q not in (s, o) and not real["won"][q] for _ in range(arrays.hands[0, q, d])]
+            others = [k for k in np.flatnonzero(arrays.hands[0, o]) if k != d for _ in range(arrays.hands[0, o, k])]
+            if real["won"][o] or n == 0 or d // 9 == real["void"][o] or need < 1 or len(wall) + len(holders) < need:
+                continue
+            for i in range(need):  # o's tiles swap with hidden copies of d (the wall's, then other hands')
+                arrays.hands[0, o, others[i]] -= 1
+                arrays.hands[0, o, d] += 1
+                if wall:
+                    arrays.wall[0, wall.pop()] = others[i]
+                else:
+                    q = holders.pop()
+                    arrays.hands[0, q, d] -= 1
+                    arrays.hands[0, q, others[i]] += 1
+            compared += 1
+            altered = cs.world_loglik(st, 0, s, ctx, obs, eps)
+            lower += altered < ll - 1
+            higher += altered > ll + 1  # beyond the ε / (choices - 1) of a changed number of kinds
+    assert top >= 0.8 * len(turns)  # the true hands explain nearly all the play (95% in a larger sample)
+    assert compared >= 15 and lower >= 0.7 * compared and higher == 0, (lower, higher, compared)
+
+
+def test_resampling_by_actions_keeps_the_likelier_worlds(turns):
+    """Of M uniform worlds, the K kept are copies of candidates (hands and all), more likely on
+    average than the candidates; the walls of a world kept twice differ."""
+    table = _Table("happy", 4, 32)
+    obs, mask, real = next(t for t in turns if t[2]["river_len"].sum() >= 12)
+    assert table_from_observation(obs, table, np.random.default_rng(0))
+    st, copies = table.scratch
+    s, eps, m, k = int(real["current"]), 0.1, 32, 8
+    for f in eng.FIELDS:
+        getattr(copies, f)[:m] = getattr(table.arrays, f)[0]
+    for i in range(m):
+        cs.resample(st, i, s, cs.UNIFORM, 7 + i, cs.NO_PROFILE, table.ctx, cs.NO_WEIGHTS)
+    hands = copies.hands[:m].copy()
+    buf = np.zeros((1, *enc.OBS_SHAPE), np.float32)
+    ll = cs.resample_by_actions(st, copies, s, k, m, 5, table.ctx, eps)
+    assert ll.max() - ll.min() > 2  # the candidates differ in how well they explain the play
+    kept = np.array([cs.world_loglik(st, i, s, table.ctx, buf, eps) for i in range(k)])
+    assert kept.mean() > ll.mean() + 1
+    source = [next(j for j in range(m) if np.array_equal(copies.hands[i], hands[j])) for i in range(k)]
+    twice = [i for i in range(k) if source.count(source[i]) > 1]
+    if twice:
+        j = next(i for i in twice if i != twice[0] and source[i] == source[twice[0]])
+        assert not np.array_equal(copies.wall[twice[0]], copies.wall[j])
+
+
+def test_the_weighted_search_is_deterministic_and_checks_its_options(turns):
+    a, b = (SearchPolicy(belief=None, rollouts=2, z=0.0, weighting="actions", candidates=6) for _ in range(2))
+    picks = [(a.act(o, m, None), b.act(o, m, np.random.default_rng(3))) for o, m, _ in turns[::6]]
+    assert all(x == y for x, y in picks) and a.searched == b.searched > 0
+    with pytest.raises(ValueError, match="weighting"):
+        SearchPolicy(belief=None, weighting="discards")
+    with pytest.raises(ValueError, match="candidates"):
+        SearchPolicy(belief=None, rollouts=4, weighting="actions", candidates=4)
+    with pytest.raises(ValueError, match="eps"):
+        SearchPolicy(belief=None, weighting="actions", eps=0.0)
