@@ -115,7 +115,7 @@ LADDERS: dict[str, LadderSpec] = {spec.key: spec for spec in (
     # joy_mahjong_popular plays level with the heuristic here (docs/baselines.md): no separate rung.
     LadderSpec("joy_mahjong-popular", "joy_mahjong", (("room", "popular"),), _JOY, 4000),
     # In the eight_fan room calling spoils the value a win needs: the variants without 碰 / 吃 play
-    # above the heuristic. joy_mahjong_eight_fan plays level with the heuristic: no separate rung.
+    # above the heuristic. joy_mahjong_eight_fan plays level with heuristic-nocalls: no separate rung.
     LadderSpec("joy_mahjong-eight_fan", "joy_mahjong", (("room", "eight_fan"),),
                ("random", "heuristic", "heuristic-greedy", "heuristic-nocalls"), 4000),
     LadderSpec("joy_mahjong-no_fan", "joy_mahjong", (("room", "no_fan"),), _JOY, 4000),
