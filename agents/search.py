@@ -46,7 +46,7 @@ import numpy as np
 
 from mjenv.config import blood_battle_rules
 from mjenv.encoding import RECENT, BloodBattleObserver
-from mjenv.vector.rules.sichuan import ANKAN, KONG, PONG
+from mjenv.vector.rules.blood_battle import ANKAN, KONG, PONG
 
 from .base import BatchByLoop, default_part
 from .belief import Belief, load_belief, location_sizes, unseen_counts

@@ -57,11 +57,11 @@ class Checked(JoyHeuristicPolicy):
         return a
 
 
-@pytest.mark.parametrize("engine", ["vector", "aec"])
-def test_every_decision_is_legal_and_follows_the_rules(engine: str) -> None:
+@pytest.mark.parametrize("backend", ["compiled", "reference"])
+def test_every_decision_is_legal_and_follows_the_rules(backend: str) -> None:
     agents = [Checked() for _ in range(4)]
     res = run_arena(game="joy_mahjong", agents=agents, deals=6, seed=4,
-                    env_options={"room": "eight_fan"}, progress=False, engine=engine)
+                    env_options={"room": "eight_fan"}, progress=False, backend=backend)
     assert all(a.decisions > 0 for a in agents)
     assert sum(a.hu_offers for a in agents) > 0
     assert any(r.wins for r in res.records)

@@ -292,6 +292,9 @@ def _memo_tables() -> list[tuple[str, shapes.BoundedTable]]:
             ("joy._SUIT_TABLE", joy._SUIT_TABLE), ("joy._HONOUR_TABLE", joy._HONOUR_TABLE)]
 
 
+DEPRECATED_MODULES = {"sichuan"}  # mjenv.rules.sichuan: mjenv.rules.blood_battle, with a warning
+
+
 def test_every_cache_of_the_rules_is_bounded() -> None:
     """No memo of mjenv.rules grows without limit (a long run would leak memory)."""
     import importlib
@@ -300,6 +303,8 @@ def test_every_cache_of_the_rules_is_bounded() -> None:
     import mjenv.rules
     lru = 0
     for info in pkgutil.iter_modules(mjenv.rules.__path__):
+        if info.name in DEPRECATED_MODULES:  # an alias of a module the loop reads anyway
+            continue
         module = importlib.import_module(f"mjenv.rules.{info.name}")
         for name, value in vars(module).items():
             if hasattr(value, "cache_info"):
