@@ -249,3 +249,15 @@ def test_once_circular_pairs_import_one_way(module: str, target: str) -> None:
     assert target in GRAPH[module]
     assert _layer(target) <= _layer(module)
     assert module not in GRAPH[target]
+
+
+DEPRECATED_MODULES = {"mjenv.wrappers", "mjenv.rllib_env", "mjenv.rules.sichuan", "mjenv.vector.rules.sichuan"}
+"""Old import paths kept for one minor version with a DeprecationWarning (tests/mjenv/test_deprecations.py)."""
+
+
+def test_no_module_imports_a_deprecated_path() -> None:
+    """The project itself never imports an old path: a user importing any module sees no warning."""
+    assert DEPRECATED_MODULES <= set(MODULES)  # each shim still exists (else this list is stale)
+    found = [f"{m}:{GRAPH[m][t][0]}: {GRAPH[m][t][1]}" for m in MODULES if m not in DEPRECATED_MODULES
+             for t in GRAPH[m] if t in DEPRECATED_MODULES]
+    assert not found, found
