@@ -348,6 +348,21 @@ def _palette(rng: random.Random) -> list[int]:
     return [s + r for s in suits for r in range(9)] + honours
 
 
+def _place_set(rng: random.Random, ks: list[int], declare: bool, conc: list[int], melds: list[Meld],
+               owned: list[int]) -> None:
+    """Add the set ``ks`` to a hand: declared as a random meld (a chow, or a pong / kong of its
+    kind) or concealed; ``owned`` counts every tile of the hand."""
+    if declare:
+        m = Meld("chow", ks[0]) if ks[0] != ks[1] else Meld(rng.choice(MELD_KINDS), ks[0])
+        melds.append(m)
+        ks = m.kinds()
+    else:
+        for k in ks:
+            conc[k] += 1
+    for k in ks:
+        owned[k] += 1
+
+
 def regular_hand(rng: random.Random) -> tuple[list[int], list[Meld]]:
     """Four sets and a pair; the first 0-4 sets declared as random melds."""
     while True:
@@ -355,16 +370,7 @@ def regular_hand(rng: random.Random) -> tuple[list[int], list[Meld]]:
         n_melds = rng.choice([0, 0, 1, 1, 2, 3, 4])
         conc, melds, owned = [0] * 34, [], [0] * 34
         for i in range(4):
-            ks = _random_set(rng, pal)
-            if i < n_melds:
-                m = Meld("chow", ks[0]) if ks[0] != ks[1] else Meld(rng.choice(MELD_KINDS), ks[0])
-                melds.append(m)
-                ks = m.kinds()
-            else:
-                for k in ks:
-                    conc[k] += 1
-            for k in ks:
-                owned[k] += 1
+            _place_set(rng, _random_set(rng, pal), i < n_melds, conc, melds, owned)
         p = rng.choice(pal)
         conc[p] += 2
         owned[p] += 2
@@ -413,16 +419,8 @@ def knitted_straight_hand(rng: random.Random) -> tuple[list[int], list[Meld]]:
             c[k] += 1
         owned = c[:]
         ks = _random_set(rng, list(range(34)))
-        melds = []
-        if rng.random() < 0.5:
-            m = Meld("chow", ks[0]) if ks[0] != ks[1] else Meld(rng.choice(MELD_KINDS), ks[0])
-            melds.append(m)
-            ks = m.kinds()
-        else:
-            for k in ks:
-                c[k] += 1
-        for k in ks:
-            owned[k] += 1
+        melds: list[Meld] = []
+        _place_set(rng, ks, rng.random() < 0.5, c, melds, owned)
         p = rng.randrange(34)
         c[p] += 2
         owned[p] += 2
