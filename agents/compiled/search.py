@@ -125,7 +125,6 @@ def world_loglik(st: eng.State, u: int, s: int, ctx: tuple, obs: np.ndarray, eps
       an approximation), that o could have won on and did not (the heuristic takes every win):
       eps.
     """
-    table = ctx[4]
     win_table = ctx[1]
     ll = 0.0
     hand = np.zeros(27, np.int8)
